@@ -1,0 +1,11 @@
+// PLACEHOLDER: replaced by the kernel's implementation.
+#include "kernels/factories.h"
+#include "sim/core/errors.h"
+
+namespace attnsim::kernels {
+
+core::TileProgram make_flash1(const core::Workload&, const core::DeviceSpec&) {
+  throw core::SimError("kernel 'flash1' is not implemented yet");
+}
+
+}  // namespace attnsim::kernels

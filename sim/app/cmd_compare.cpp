@@ -1,0 +1,9 @@
+// PLACEHOLDER: replaced by the subcommand's implementation.
+#include "sim/app/commands.h"
+#include "sim/core/errors.h"
+
+namespace attnsim::app {
+
+int cmd_compare(const Args&, std::ostream&) { throw core::SimError("'compare' is not implemented yet"); }
+
+}  // namespace attnsim::app

@@ -1,0 +1,13 @@
+// attnsim entry point: maps the subcommand's result or error to the process exit code.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "sim/app/commands.h"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  int rc = attnsim::app::run_cli(args, std::cout, std::cerr);
+  std::cout.flush();
+  return rc;
+}

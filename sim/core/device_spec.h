@@ -1,0 +1,88 @@
+// A device preset as validated, immutable data: every number the engine and the occupancy
+// rules use. Loaded from configs/devices/*.yaml by sim/config; no YAML here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/core/types.h"
+
+namespace attnsim::core {
+
+enum class DeviceKind : std::uint8_t { kGpu, kScratchpad };
+
+struct HbmSpec {
+  Bytes capacity_bytes = 0;
+  std::uint32_t channels = 1;        // channels or pseudo-channels
+  Bytes interleave_bytes = 256;      // address interleaving granularity across channels
+  double bandwidth_gbps = 0;         // peak, all channels together, GB/s (1e9 B/s)
+  Cycles latency_cycles = 0;         // unloaded DRAM latency as seen by an SM (SM cycles)
+};
+
+struct L2Spec {
+  Bytes capacity_bytes = 0;          // 0 = no L2: every global access goes to HBM
+  Bytes line_bytes = 128;
+  Bytes sector_bytes = 32;
+  std::uint32_t associativity = 16;
+  std::uint32_t partitions = 1;      // near/far partitions (H100/H200: 2)
+  Cycles near_hit_latency_cycles = 0;
+  Cycles far_hit_latency_cycles = 0;
+  double bandwidth_gbps = 0;         // aggregate L2 bandwidth, GB/s
+  std::string replacement = "lru";   // "lru"
+};
+
+struct SmSpec {
+  std::uint32_t count = 1;                      // number of SMs (or cores)
+  std::uint32_t warp_size = 32;
+  std::uint32_t max_threads_per_sm = 2048;
+  std::uint32_t max_warps_per_sm = 64;
+  std::uint32_t max_blocks_per_sm = 32;
+  std::uint32_t max_threads_per_block = 1024;
+  std::uint32_t registers_per_sm = 65536;       // 32-bit registers
+  std::uint32_t max_registers_per_thread = 255;
+  std::uint32_t max_registers_per_block = 65536;
+  std::uint32_t register_allocation_unit = 256; // registers, allocated per warp
+  Bytes shared_mem_per_sm_bytes = 0;            // max carve-out usable as shared memory
+  Bytes shared_mem_per_block_optin_bytes = 0;   // max dynamic+static per block (opt-in)
+  Bytes shared_mem_reserved_per_block_bytes = 1024;
+  Bytes shared_mem_allocation_unit_bytes = 128;
+  std::vector<Bytes> shared_mem_carveouts_bytes;  // supported carve-outs, ascending
+  Bytes l1_shared_total_bytes = 0;              // unified L1 + shared memory per SM
+  std::uint32_t shared_mem_banks = 32;
+  Bytes shared_mem_bank_bytes = 4;
+  Cycles shared_mem_latency_cycles = 0;
+  bool l1_caches_global_loads = true;
+  Cycles l1_hit_latency_cycles = 0;
+  double tensor_flops_per_cycle = 0;            // dense fp16/bf16 MMA FLOP per cycle per SM
+  double fp32_flops_per_cycle = 0;              // CUDA-core FP32 FLOP per cycle per SM
+  double exp_per_cycle = 0;                     // SFU exponentials per cycle per SM
+  Bytes max_inflight_bytes_per_sm = 0;          // outstanding global-load bytes per SM (Little's law)
+  Bytes max_inflight_bytes_per_warp = 0;        // outstanding global-load bytes per warp
+  double load_bytes_per_cycle = 0;              // L1/LSU fill bandwidth per SM, bytes/cycle
+};
+
+// Software-managed scratchpad devices (TPU-like): no caches, DMA between HBM and SRAM.
+struct ScratchpadSpec {
+  Bytes sram_bytes_per_core = 0;
+  std::uint32_t dma_engines = 0;                // per core
+  double dma_bytes_per_cycle = 0;               // per engine
+  Cycles dma_latency_cycles = 0;
+};
+
+struct DeviceSpec {
+  std::string name;                 // preset name, e.g. "h200"
+  std::string source_file;          // where it was loaded from
+  DeviceKind kind = DeviceKind::kGpu;
+  std::uint32_t compute_capability = 90;  // major*10 + minor (GPUs)
+  double clock_ghz = 1.0;           // SM clock: converts cycles to seconds
+  HbmSpec hbm;
+  L2Spec l2;
+  SmSpec sm;
+  ScratchpadSpec scratchpad;        // meaningful when kind == kScratchpad
+
+  double cycles_to_ns(double cycles) const { return cycles / clock_ghz; }
+  // Bytes per SM cycle that a GB/s figure corresponds to.
+  double gbps_to_bytes_per_cycle(double gbps) const { return gbps / clock_ghz; }
+};
+
+}  // namespace attnsim::core

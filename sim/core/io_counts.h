@@ -1,0 +1,51 @@
+// Closed-form HBM traffic per tensor and per launch: the oracle that CI trusts.
+// Pure arithmetic on a resolved Workload (FlashAttention Theorem 2 / Appendix C accounting).
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sim/core/tile_op.h"
+#include "sim/core/workload.h"
+
+namespace attnsim::core {
+
+struct TensorBytes {
+  Bytes read = 0;
+  Bytes write = 0;
+  TensorBytes& operator+=(const TensorBytes& o) {
+    read += o.read;
+    write += o.write;
+    return *this;
+  }
+  bool operator==(const TensorBytes&) const = default;
+};
+
+// Bytes per tensor, indexed by Tensor.
+struct TensorTraffic {
+  std::array<TensorBytes, kNumTensors> by_tensor{};
+  TensorBytes& operator[](Tensor t) { return by_tensor[static_cast<std::size_t>(t)]; }
+  const TensorBytes& operator[](Tensor t) const { return by_tensor[static_cast<std::size_t>(t)]; }
+  TensorTraffic& operator+=(const TensorTraffic& o) {
+    for (std::size_t i = 0; i < kNumTensors; ++i) by_tensor[i] += o.by_tensor[i];
+    return *this;
+  }
+  Bytes total_read() const;
+  Bytes total_write() const;
+  bool operator==(const TensorTraffic&) const = default;
+};
+
+struct LaunchTraffic {
+  std::string kernel_name;  // same names the KernelLaunch objects report
+  TensorTraffic traffic;
+};
+
+// Every global load/store reaches HBM (L2 off): bytes per tensor per launch, exactly.
+std::vector<LaunchTraffic> closed_form_traffic(const Workload& resolved);
+
+// Unbounded L2, flushed (written back) at the end of each launch: each distinct byte a launch
+// reads comes from HBM once and each distinct byte it writes goes to HBM once.
+std::vector<LaunchTraffic> compulsory_traffic(const Workload& resolved);
+
+}  // namespace attnsim::core

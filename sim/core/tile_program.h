@@ -1,0 +1,47 @@
+// The interface between kernels and the engine: a launched kernel as a grid of CTAs, each a
+// lazily generated sequence of tile operations. Lives in core so the engine never sees kernels/.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/core/tile_op.h"
+#include "sim/core/workload.h"
+
+namespace attnsim::core {
+
+struct LaunchShape {
+  std::uint64_t grid_x = 1, grid_y = 1, grid_z = 1;
+  std::uint32_t threads_per_cta = 128;
+  std::uint32_t regs_per_thread = 32;
+  Bytes smem_static_bytes = 0;
+  Bytes smem_dynamic_bytes = 0;
+
+  std::uint64_t num_ctas() const { return grid_x * grid_y * grid_z; }
+  Bytes smem_per_cta() const { return smem_static_bytes + smem_dynamic_bytes; }
+  std::uint32_t warps_per_cta(std::uint32_t warp_size = 32) const {
+    return (threads_per_cta + warp_size - 1) / warp_size;
+  }
+};
+
+// One kernel launch. CTAs are numbered 0..num_ctas()-1 in the order the hardware
+// dispatches them (the rasterization order is the kernel's business).
+class KernelLaunch {
+ public:
+  virtual ~KernelLaunch() = default;
+  virtual std::string name() const = 0;
+  virtual LaunchShape shape() const = 0;
+  // Appends the ops of loop step `step` (0, 1, 2, ...) of CTA `cta` to `out` and returns true;
+  // returns false (appending nothing) once the CTA has no step `step`. Steps keep memory
+  // bounded: the engine asks for the next step only when it has run out of ops.
+  virtual bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const = 0;
+};
+
+// A workload resolved for a device: the launches in order, plus what they were built from.
+struct TileProgram {
+  Workload workload;                                   // resolved (defaults filled in)
+  std::vector<std::unique_ptr<KernelLaunch>> launches;
+};
+
+}  // namespace attnsim::core
