@@ -42,6 +42,7 @@ struct SmSpec {
   std::uint32_t max_registers_per_thread = 255;
   std::uint32_t max_registers_per_block = 65536;
   std::uint32_t register_allocation_unit = 256; // registers, allocated per warp
+  std::uint32_t schedulers_per_sm = 4;          // SM sub-partitions; registers are split among them
   Bytes shared_mem_per_sm_bytes = 0;            // max carve-out usable as shared memory
   Bytes shared_mem_per_block_optin_bytes = 0;   // max dynamic+static per block (opt-in)
   Bytes shared_mem_reserved_per_block_bytes = 1024;
