@@ -1,2 +1,0 @@
-// PLACEHOLDER: the io layer's first translation unit; removed once writers exist.
-namespace attnsim::io {}

@@ -1,0 +1,19 @@
+// The resolved workload as an ordered list of (workload key, value), keys as in ARCHITECTURE.md.
+// Used by the JSON, table and HDF5 writers; not a parser (sim/config reads YAML).
+#pragma once
+
+#include <string>
+
+#include "sim/core/device_spec.h"
+#include "sim/core/workload.h"
+#include "sim/io/cell.h"
+
+namespace attnsim::io {
+
+Fields workload_fields(const core::Workload& w);
+// Key numbers of a device (name, kind, clock, SMs, HBM, L2, shared memory).
+Fields device_fields(const core::DeviceSpec& d);
+// `fields` as block-style YAML text ("key: value" lines); strings quoted when needed.
+std::string fields_to_yaml(const Fields& fields);
+
+}  // namespace attnsim::io
