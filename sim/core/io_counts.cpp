@@ -1,0 +1,268 @@
+#include "sim/core/io_counts.h"
+
+#include <algorithm>
+#include <utility>
+
+// Closed forms, written as products and sums over the kernels' documented schedules
+// (docs/kernels.md). Causal block counts use floor sums (Σ floor((a·i + b)/m)) evaluated
+// with the Euclid-like recursion, so the cost does not grow with the number of blocks.
+
+namespace attnsim::core {
+
+namespace {
+
+constexpr Bytes kStatBytes = 4;  // m, ℓ, LSE, Delta, partial LSE: fp32 per row
+constexpr Bytes kAccBytes = 4;   // dQ_accum and O_partial: fp32
+
+// Σ_{i=0}^{n-1} floor((a·i + b) / m), a, b ≥ 0, m > 0.
+std::uint64_t floor_sum(std::uint64_t n, std::uint64_t m, std::uint64_t a, std::uint64_t b) {
+  std::uint64_t ans = 0;
+  while (n > 0) {
+    if (a >= m) {
+      ans += (n * (n - 1) / 2) * (a / m);
+      a %= m;
+    }
+    if (b >= m) {
+      ans += n * (b / m);
+      b %= m;
+    }
+    const std::uint64_t y_max = a * n + b;
+    if (y_max < m) break;
+    n = y_max / m;
+    b = y_max % m;
+    std::swap(m, a);
+  }
+  return ans;
+}
+
+// Row blocks of `bm` rows over `rows`; each block i needs the first x_i columns of `cols`,
+// rounded up to `div`: x_i = min(cols, div·ceil((end_i + off) / div)) when causal, where end_i
+// is one past the block's last row and off = cols - rows; x_i = cols otherwise.
+// n_i = ceil(x_i / div) blocks of columns.
+struct PrefixSums {
+  std::uint64_t sum_x = 0, sum_rx = 0, sum_n = 0, sum_rn = 0;
+};
+
+PrefixSums prefix_sums(std::uint64_t rows, std::uint64_t bm, std::uint64_t cols, std::uint64_t div, bool causal) {
+  const std::uint64_t t = ceil_div(rows, bm), tk = ceil_div(cols, div);
+  const std::uint64_t r_last = rows - (t - 1) * bm;
+  PrefixSums p;
+  if (!causal) {
+    p.sum_x = t * cols;
+    p.sum_rx = rows * cols;
+    p.sum_n = t * tk;
+    p.sum_rn = rows * tk;
+    return p;
+  }
+  const std::uint64_t off = cols - rows;
+  // Blocks i < i_star (all full, i < t-1) need fewer than tk column blocks.
+  std::uint64_t i_star = 0;
+  if ((tk - 1) * div >= off + bm) i_star = std::min(t - 1, ((tk - 1) * div - off) / bm);
+  const std::uint64_t s = floor_sum(i_star, div, bm, bm + off + div - 1);  // Σ_{i<i*} n_i
+  p.sum_n = s + (t - i_star) * tk;
+  p.sum_x = div * s + (t - i_star) * cols;
+  p.sum_rn = bm * (s + (t - 1 - i_star) * tk) + r_last * tk;
+  p.sum_rx = bm * (div * s + (t - 1 - i_star) * cols) + r_last * cols;
+  return p;
+}
+
+// Row blocks of `bm` rows over `rows` (keys); block i needs the other dimension (`other`
+// query rows) from y_i = div·floor(max(0, start_i - off) / div) to the end, off = rows - other,
+// when causal; from 0 otherwise. Returns Σ (other - y_i) and Σ r_i·(other - y_i).
+struct SuffixSums {
+  std::uint64_t sum_len = 0, sum_rlen = 0;
+};
+
+SuffixSums suffix_sums(std::uint64_t rows, std::uint64_t bm, std::uint64_t other, std::uint64_t div, bool causal) {
+  const std::uint64_t t = ceil_div(rows, bm);
+  const std::uint64_t r_last = rows - (t - 1) * bm;
+  SuffixSums s;
+  s.sum_len = t * other;
+  s.sum_rlen = rows * other;
+  if (!causal) return s;
+  const std::uint64_t off = rows - other;
+  const std::uint64_t i0 = ceil_div(off, bm);
+  std::uint64_t sum_y = 0, y_last = 0;
+  if (i0 < t) {
+    sum_y = div * floor_sum(t - i0, div, bm, i0 * bm - off);
+    y_last = div * (((t - 1) * bm - off) / div);
+  }
+  s.sum_len -= sum_y;
+  s.sum_rlen -= bm * (sum_y - y_last) + r_last * y_last;
+  return s;
+}
+
+struct Shape {
+  std::uint64_t b, h, g, nq, nkv, d, v;
+  std::uint64_t bh() const { return b * h; }
+  std::uint64_t bg() const { return b * g; }
+};
+
+Shape shape_of(const Workload& w) {
+  return Shape{w.batch, w.heads, w.kv_heads ? w.kv_heads : w.heads, w.seq_q, w.seq_kv, w.head_dim, w.value_bytes()};
+}
+
+LaunchTraffic launch(std::string name) { return LaunchTraffic{std::move(name), {}}; }
+
+// GEMM C[M×N] = A·Bᵀ-style with output tiles skipped above the diagonal (S = QKᵀ, dP = dO·Vᵀ).
+LaunchTraffic gemm_scores(const std::string& name, const Shape& s, const Workload& w, Tensor a, Tensor bt,
+                          Tensor c, bool compulsory) {
+  const PrefixSums p = prefix_sums(s.nq, w.block_m, s.nkv, w.block_n, w.causal);
+  LaunchTraffic l = launch(name);
+  l.traffic[a].read = s.bh() * (compulsory ? s.nq : p.sum_rn) * s.d * s.v;
+  l.traffic[bt].read = compulsory ? s.bg() * s.nkv * s.d * s.v : s.bh() * p.sum_x * s.d * s.v;
+  l.traffic[c].write = s.bh() * p.sum_rx * s.v;
+  return l;
+}
+
+// GEMM C[Nq×d] = A[Nq×Nkv]·B[Nkv×d], k-loop over keys cut at the diagonal (O = PV, dQ = dS·K).
+LaunchTraffic gemm_rows(const std::string& name, const Shape& s, const Workload& w, Tensor a, Tensor b, Tensor c,
+                        bool compulsory) {
+  const PrefixSums p = prefix_sums(s.nq, w.block_m, s.nkv, w.block_k, w.causal);
+  const std::uint64_t t_d = ceil_div(s.d, w.block_n);
+  LaunchTraffic l = launch(name);
+  l.traffic[a].read = s.bh() * p.sum_rx * s.v * (compulsory ? 1 : t_d);
+  l.traffic[b].read = compulsory ? s.bg() * s.nkv * s.d * s.v : s.bh() * p.sum_x * s.d * s.v;
+  l.traffic[c].write = s.bh() * s.nq * s.d * s.v;
+  return l;
+}
+
+// GEMM C[Nkv×d] = Aᵀ·B with A[Nq×Nkv], B[Nq×d]; k-loop over queries from the diagonal on
+// (dV = Pᵀ·dO, dK = dSᵀ·Q). C is written per query head.
+LaunchTraffic gemm_keys(const std::string& name, const Shape& s, const Workload& w, Tensor a, Tensor b, Tensor c,
+                        bool compulsory) {
+  const SuffixSums q = suffix_sums(s.nkv, w.block_m, s.nq, w.block_k, w.causal);
+  const std::uint64_t t_d = ceil_div(s.d, w.block_n);
+  LaunchTraffic l = launch(name);
+  l.traffic[a].read = s.bh() * q.sum_rlen * s.v * (compulsory ? 1 : t_d);
+  l.traffic[b].read = s.bh() * (compulsory ? s.nq : q.sum_len) * s.d * s.v;
+  l.traffic[c].write = s.bh() * s.nkv * s.d * s.v;
+  return l;
+}
+
+// Row-wise kernel over the score-shaped tensors: each row touches the columns the score GEMM wrote.
+LaunchTraffic rowwise(const std::string& name, const Shape& s, const Workload& w, std::initializer_list<Tensor> reads,
+                      Tensor write) {
+  const PrefixSums p = prefix_sums(s.nq, w.block_m, s.nkv, w.block_n, w.causal);
+  LaunchTraffic l = launch(name);
+  for (Tensor t : reads) l.traffic[t].read = s.bh() * p.sum_rx * s.v;
+  l.traffic[write].write = s.bh() * p.sum_rx * s.v;
+  return l;
+}
+
+std::vector<LaunchTraffic> standard(const Workload& w, bool c) {
+  const Shape s = shape_of(w);
+  std::vector<LaunchTraffic> out;
+  out.push_back(gemm_scores("standard_qk", s, w, Tensor::kQ, Tensor::kK, Tensor::kS, c));
+  out.push_back(rowwise("standard_softmax", s, w, {Tensor::kS}, Tensor::kP));
+  out.push_back(gemm_rows("standard_pv", s, w, Tensor::kP, Tensor::kV, Tensor::kO, c));
+  if (w.pass == Pass::kFwdBwd) {
+    out.push_back(gemm_keys("standard_bwd_dv", s, w, Tensor::kP, Tensor::kDO, Tensor::kDV, c));
+    out.push_back(gemm_scores("standard_bwd_dp", s, w, Tensor::kDO, Tensor::kV, Tensor::kDP, c));
+    out.push_back(rowwise("standard_bwd_softmax", s, w, {Tensor::kP, Tensor::kDP}, Tensor::kDS));
+    out.push_back(gemm_rows("standard_bwd_dq", s, w, Tensor::kDS, Tensor::kK, Tensor::kDQ, c));
+    out.push_back(gemm_keys("standard_bwd_dk", s, w, Tensor::kDS, Tensor::kQ, Tensor::kDK, c));
+  }
+  return out;
+}
+
+std::vector<LaunchTraffic> flash1(const Workload& w, bool c) {
+  const Shape s = shape_of(w);
+  const std::uint64_t q_row = s.d * s.v;
+  std::vector<LaunchTraffic> out;
+  LaunchTraffic init = launch("flash1_init");
+  init.traffic[Tensor::kO].write = s.bh() * s.nq * q_row;
+  init.traffic[Tensor::kM].write = s.bh() * s.nq * kStatBytes;
+  init.traffic[Tensor::kL].write = s.bh() * s.nq * kStatBytes;
+  out.push_back(init);
+  // Outer loop over key blocks (B_c = block_n), inner over the query blocks (B_r = block_m)
+  // that see the key block: Σ_j (query rows visited).
+  const std::uint64_t rows = c ? s.nq : suffix_sums(s.nkv, w.block_n, s.nq, w.block_m, w.causal).sum_len;
+  LaunchTraffic f = launch("flash1_fwd");
+  f.traffic[Tensor::kK].read = c ? s.bg() * s.nkv * q_row : s.bh() * s.nkv * q_row;
+  f.traffic[Tensor::kV].read = f.traffic[Tensor::kK].read;
+  f.traffic[Tensor::kQ].read = s.bh() * rows * q_row;
+  f.traffic[Tensor::kO] = {s.bh() * rows * q_row, s.bh() * rows * q_row};
+  f.traffic[Tensor::kM] = {s.bh() * rows * kStatBytes, s.bh() * rows * kStatBytes};
+  f.traffic[Tensor::kL] = f.traffic[Tensor::kM];
+  out.push_back(f);
+  return out;
+}
+
+std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
+  const Shape s = shape_of(w);
+  const std::uint64_t q_row = s.d * s.v;
+  const bool bwd = w.pass == Pass::kFwdBwd;
+  std::vector<LaunchTraffic> out;
+  LaunchTraffic f = launch("flash2_fwd");
+  const PrefixSums p = prefix_sums(s.nq, w.block_m, s.nkv, w.block_n, w.causal);
+  f.traffic[Tensor::kQ].read = s.bh() * s.nq * q_row;
+  f.traffic[Tensor::kK].read = c ? s.bg() * s.nkv * q_row : s.bh() * p.sum_x * q_row;
+  f.traffic[Tensor::kV].read = f.traffic[Tensor::kK].read;
+  f.traffic[Tensor::kO].write = s.bh() * s.nq * q_row;
+  if (bwd) f.traffic[Tensor::kLse].write = s.bh() * s.nq * kStatBytes;
+  out.push_back(f);
+  if (!bwd) return out;
+
+  LaunchTraffic pre = launch("flash2_bwd_preprocess");
+  pre.traffic[Tensor::kDO].read = s.bh() * s.nq * q_row;
+  pre.traffic[Tensor::kO].read = s.bh() * s.nq * q_row;
+  pre.traffic[Tensor::kDelta].write = s.bh() * s.nq * kStatBytes;
+  pre.traffic[Tensor::kDQAccum].write = s.bh() * s.nq * s.d * kAccBytes;
+  out.push_back(pre);
+
+  // One CTA per key block (block_n rows); inner loop over the query blocks (block_m) that see it.
+  const std::uint64_t rows = c ? s.nq : suffix_sums(s.nkv, w.block_n, s.nq, w.block_m, w.causal).sum_len;
+  LaunchTraffic b = launch("flash2_bwd");
+  b.traffic[Tensor::kK].read = (c ? s.bg() : s.bh()) * s.nkv * q_row;
+  b.traffic[Tensor::kV].read = b.traffic[Tensor::kK].read;
+  b.traffic[Tensor::kQ].read = s.bh() * rows * q_row;
+  b.traffic[Tensor::kDO].read = s.bh() * rows * q_row;
+  b.traffic[Tensor::kLse].read = s.bh() * rows * kStatBytes;
+  b.traffic[Tensor::kDelta].read = s.bh() * rows * kStatBytes;
+  b.traffic[Tensor::kDQAccum] = {s.bh() * rows * s.d * kAccBytes, s.bh() * rows * s.d * kAccBytes};
+  b.traffic[Tensor::kDK].write = s.bh() * s.nkv * q_row;
+  b.traffic[Tensor::kDV].write = s.bh() * s.nkv * q_row;
+  out.push_back(b);
+
+  LaunchTraffic cv = launch("flash2_bwd_convert_dq");
+  cv.traffic[Tensor::kDQAccum].read = s.bh() * s.nq * s.d * kAccBytes;
+  cv.traffic[Tensor::kDQ].write = s.bh() * s.nq * q_row;
+  out.push_back(cv);
+  return out;
+}
+
+std::vector<LaunchTraffic> flash_decode(const Workload& w, bool c) {
+  const Shape s = shape_of(w);
+  const std::uint64_t q_row = s.d * s.v, splits = w.num_splits;
+  std::vector<LaunchTraffic> out;
+  LaunchTraffic sp = launch("flash_decode_split");
+  sp.traffic[Tensor::kQ].read = s.bh() * (c ? 1 : splits) * s.nq * q_row;
+  sp.traffic[Tensor::kK].read = (c ? s.bg() : s.bh()) * s.nkv * q_row;
+  sp.traffic[Tensor::kV].read = sp.traffic[Tensor::kK].read;
+  sp.traffic[Tensor::kOPartial].write = s.bh() * splits * s.nq * s.d * kAccBytes;
+  sp.traffic[Tensor::kLsePartial].write = s.bh() * splits * s.nq * kStatBytes;
+  out.push_back(sp);
+  LaunchTraffic cb = launch("flash_decode_combine");
+  cb.traffic[Tensor::kOPartial].read = sp.traffic[Tensor::kOPartial].write;
+  cb.traffic[Tensor::kLsePartial].read = sp.traffic[Tensor::kLsePartial].write;
+  cb.traffic[Tensor::kO].write = s.bh() * s.nq * q_row;
+  out.push_back(cb);
+  return out;
+}
+
+std::vector<LaunchTraffic> traffic(const Workload& w, bool compulsory) {
+  if (w.kernel == "standard") return standard(w, compulsory);
+  if (w.kernel == "flash1") return flash1(w, compulsory);
+  if (w.kernel == "flash2") return flash2(w, compulsory);
+  if (w.kernel == "flash_decode") return flash_decode(w, compulsory);
+  return {};
+}
+
+}  // namespace
+
+std::vector<LaunchTraffic> closed_form_traffic(const Workload& resolved) { return traffic(resolved, false); }
+
+std::vector<LaunchTraffic> compulsory_traffic(const Workload& resolved) { return traffic(resolved, true); }
+
+}  // namespace attnsim::core
