@@ -1,0 +1,67 @@
+#include "sim/app/run_pipeline.h"
+
+#include <chrono>
+#include <string>
+
+#include "kernels/registry.h"
+
+namespace attnsim::app {
+
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Totals over launches: sums for counters (".sum" and attnsim__ counts), time-weighted means
+// for percentages; per-launch shape metrics (launch__*) stay per kernel.
+core::Metrics total_metrics(const std::vector<core::KernelResult>& kernels) {
+  core::Metrics totals;
+  double total_time = 0;
+  for (const auto& k : kernels)
+    if (const auto* t = core::find_metric(k.metrics, "gpu__time_duration.sum")) total_time += t->value;
+  for (const auto& k : kernels) {
+    const auto* t = core::find_metric(k.metrics, "gpu__time_duration.sum");
+    double weight = (t && total_time > 0) ? t->value / total_time : 1.0 / kernels.size();
+    for (const auto& m : k.metrics) {
+      if (m.name.rfind("launch__", 0) == 0) continue;
+      double add = 0;
+      if (ends_with(m.name, ".pct") || ends_with(m.name, "_pct")) {
+        add = m.value * weight;
+      } else if (ends_with(m.name, ".sum") || m.name.rfind("attnsim__", 0) == 0) {
+        add = m.value;
+      } else {
+        continue;  // rates and other derived values are recomputed below
+      }
+      const auto* cur = core::find_metric(totals, m.name);
+      core::set_metric(totals, m.name, (cur ? cur->value : 0.0) + add);
+    }
+  }
+  if (total_time > 0) {
+    const auto* rd = core::find_metric(totals, "dram__bytes_read.sum");
+    const auto* wr = core::find_metric(totals, "dram__bytes_write.sum");
+    double bytes = (rd ? rd->value : 0) + (wr ? wr->value : 0);
+    core::set_metric(totals, "dram__bytes.sum.per_second", bytes / (total_time * 1e-9));
+  }
+  core::set_metric(totals, "attnsim__launches", static_cast<double>(kernels.size()));
+  return totals;
+}
+
+}  // namespace
+
+core::RunResult run_workload(const core::Workload& workload, const core::DeviceSpec& device,
+                             const RunOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  core::TileProgram program = kernels::make_program(workload, device);
+  core::RunResult result;
+  result.workload = program.workload;
+  result.device_name = device.name;
+  result.kernels = engine::simulate(device, program, options.engine);
+  result.metrics = total_metrics(result.kernels);
+  for (const auto& k : result.kernels) result.tensors += k.tensors;
+  result.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace attnsim::app
