@@ -1,0 +1,38 @@
+// Crash-safe record of a sweep's finished points: a directory "<out>.partial/" with one file per
+// point, each written to a temporary name, fsync'ed and renamed (atomic on POSIX). No locking:
+// one writer per journal.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/io/point_record.h"
+
+namespace attnsim::io {
+
+class PointJournal {
+ public:
+  // `dir` is usually out_path + ".partial"; `sweep_hash` identifies the sweep it belongs to.
+  PointJournal(std::string dir, std::string sweep_hash);
+
+  static std::string dir_for(const std::string& out_path) { return out_path + ".partial"; }
+
+  bool exists() const;
+  // Creates an empty journal (the directory must not exist).
+  void create();
+  // Reads every finished point, ascending index. Throws core::ConfigError if the journal was made
+  // by a different sweep file (hash mismatch) or is not a journal.
+  std::vector<PointRecord> load() const;
+  // Makes `p` durable. Throws core::SimError on I/O failure.
+  void append(const PointRecord& p);
+  // Deletes the journal directory and everything in it.
+  void remove();
+
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  std::string sweep_hash_;
+};
+
+}  // namespace attnsim::io
