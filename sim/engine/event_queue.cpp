@@ -1,0 +1,50 @@
+#include "sim/engine/event_queue.h"
+
+#include <algorithm>
+
+namespace attnsim::engine {
+
+void EventQueue::push(double time, EventKind kind, std::uint32_t slot, std::uint64_t bytes) {
+  Event e;
+  e.time = time;
+  e.seq = next_seq_++;
+  e.bytes = bytes;
+  e.slot = slot;
+  e.kind = kind;
+  std::size_t i = heap_.size();
+  heap_.push_back(e);
+  while (i > 0) {
+    std::size_t parent = (i - 1) / 2;
+    if (!earlier(e, heap_[parent])) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = e;
+}
+
+Event EventQueue::pop() {
+  Event out = heap_.front();
+  Event last = heap_.back();
+  heap_.pop_back();
+  const std::size_t n = heap_.size();
+  if (n == 0) return out;
+  std::size_t i = 0;
+  for (;;) {
+    std::size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && earlier(heap_[child + 1], heap_[child])) ++child;
+    if (!earlier(heap_[child], last)) break;
+    heap_[i] = heap_[child];
+    i = child;
+  }
+  heap_[i] = last;
+  return out;
+}
+
+std::vector<Event> EventQueue::head(std::size_t n) const {
+  std::vector<Event> out(heap_.begin(), heap_.begin() + static_cast<std::ptrdiff_t>(std::min(n, heap_.size())));
+  std::sort(out.begin(), out.end(), earlier);
+  return out;
+}
+
+}  // namespace attnsim::engine

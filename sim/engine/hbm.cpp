@@ -1,0 +1,31 @@
+#include "sim/engine/hbm.h"
+
+namespace attnsim::engine {
+
+Hbm::Hbm(const core::HbmSpec& spec, double clock_ghz)
+    : interleave_bytes_(spec.interleave_bytes ? spec.interleave_bytes : 256),
+      latency_(static_cast<double>(spec.latency_cycles)) {
+  const std::uint32_t n = spec.channels ? spec.channels : 1;
+  const double per_channel = spec.bandwidth_gbps / clock_ghz / n;  // bytes per SM cycle
+  channels_.assign(n, BandwidthServer(per_channel));
+}
+
+std::uint32_t Hbm::channel_of(core::Bytes addr) const {
+  // XOR-fold higher address bits into the channel index, as memory controllers do, so that
+  // power-of-two strides do not all land on one channel.
+  const core::Bytes block = addr / interleave_bytes_;
+  const core::Bytes h = block ^ (block >> 9) ^ (block >> 17);
+  return static_cast<std::uint32_t>(h % channels_.size());
+}
+
+double Hbm::read(double t, core::Bytes addr, core::Bytes bytes) {
+  bytes_read_ += bytes;
+  return channels_[channel_of(addr)].serve(t, static_cast<double>(bytes)) + latency_;
+}
+
+double Hbm::write(double t, core::Bytes addr, core::Bytes bytes) {
+  bytes_written_ += bytes;
+  return channels_[channel_of(addr)].serve(t, static_cast<double>(bytes));
+}
+
+}  // namespace attnsim::engine

@@ -1,0 +1,29 @@
+// An SM's L1 data cache for global loads: 128-B lines, 16-way set-associative LRU, capacity =
+// unified L1/shared bytes minus the shared-memory carve-out. Loads allocate; stores write
+// through without allocating (they do not touch it). Tags only, no sectors, no timing.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/types.h"
+#include "sim/engine/set_assoc_array.h"
+
+namespace attnsim::engine {
+
+class L1Cache {
+ public:
+  static constexpr std::uint32_t kWays = 16;
+
+  L1Cache() = default;
+  L1Cache(core::Bytes capacity_bytes, core::Bytes line_bytes);
+
+  bool enabled() const { return enabled_; }
+  // Looks `line` up; on a miss allocates it. Returns true on a hit.
+  bool load(std::uint64_t line);
+
+ private:
+  bool enabled_ = false;
+  SetAssocArray array_;
+};
+
+}  // namespace attnsim::engine

@@ -1,0 +1,60 @@
+// The L2 as a functional cache: `partitions` partitions of set-associative LRU arrays of 128-B
+// lines with 32-B sectors, write-back + write-allocate; no coherence protocol, no MSHR merging.
+// Partitions (H100/H200: two): every line has a home partition from an address hash. An SM reads
+// its near partition first; a line homed in the far partition is looked up there on a near
+// miss and a copy is then kept in the near partition too (the copy is clean; writes go to the
+// home line and drop the copy). So one SM sees about half the L2 as near capacity.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/device_spec.h"
+#include "sim/engine/set_assoc_array.h"
+
+namespace attnsim::engine {
+
+enum class L2Where : std::uint8_t { kNearHit, kFarHit, kMiss };
+
+struct L2Outcome {
+  L2Where where = L2Where::kMiss;
+  std::uint32_t hit_sectors = 0;
+  std::uint32_t miss_sectors = 0;   // sectors fetched from DRAM (reads only)
+  std::uint32_t partition = 0;      // partition that served the data
+  Victim writeback[2];              // dirty lines pushed out (at most one per partition touched)
+};
+
+class L2Cache {
+ public:
+  explicit L2Cache(const core::L2Spec& spec);
+
+  // One access to one line by an SM whose near partition is `near`; `sector_mask` has bit i
+  // set for each 32-B sector touched.
+  L2Outcome access(std::uint64_t line, std::uint8_t sector_mask, bool write, std::uint32_t near,
+                   std::uint8_t tensor);
+  std::uint32_t home_partition(std::uint64_t line) const {
+    return partitions_ == 1 ? 0 : static_cast<std::uint32_t>((hash(line) >> 32) % partitions_);
+  }
+  std::uint32_t partitions() const { return partitions_; }
+
+  // Calls f(line, dirty_mask, tensor) for each dirty line, then invalidates everything.
+  template <class F>
+  void flush(F&& f) {
+    for (auto& p : parts_) p.flush(f);
+  }
+
+  static std::uint64_t hash(std::uint64_t x) {
+    x ^= x >> 31;
+    x *= 0x7fb5d329728ea185ull;
+    x ^= x >> 27;
+    x *= 0x81dadef4bc2dd44dull;
+    x ^= x >> 33;
+    return x;
+  }
+
+ private:
+  std::uint32_t partitions_;
+  std::vector<SetAssocArray> parts_;
+};
+
+}  // namespace attnsim::engine

@@ -1,0 +1,125 @@
+// One kernel launch on one device: SMs (or scratchpad cores) with resident CTA slots, the CTA
+// scheduler, per-SM pipes (LSU issue, tensor core, FP32, SFU, shared memory) as bandwidth
+// servers, in-flight load credits (Little's law), async-copy groups, and the event loop.
+// Leaves out warp scheduling inside a CTA (a CTA executes its tile ops in order), instruction
+// issue limits, and dispatch latency of CTAs.
+//
+// Timing of a tile load: its 128-B line pieces are issued at the current time through the
+// SM's LSU (load_bytes_per_cycle) and timed analytically through L1/L2/HBM (MemorySystem); a
+// CTA may hold at most warps * max_inflight_bytes_per_warp bytes in flight and an SM at most
+// max_inflight_bytes_per_sm, so achieved bandwidth is in-flight bytes / latency. Credits come
+// back per chunk (half the CTA's allowance) by one kCredit event, so a streaming CTA costs
+// about two events per allowance of bytes; a load that fits in its credits costs no event.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/device_spec.h"
+#include "sim/core/occupancy.h"
+#include "sim/core/run_result.h"
+#include "sim/core/tile_program.h"
+#include "sim/engine/bandwidth_server.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/event_queue.h"
+#include "sim/engine/memory_system.h"
+#include "sim/engine/shared_memory_banks.h"
+
+namespace attnsim::engine {
+
+class LaunchSimulator {
+ public:
+  static constexpr std::uint32_t kMaxAsyncGroups = 64;  // committed, not yet waited-for groups
+  static constexpr double kBarrierCycles = 4;           // __syncthreads of a resident CTA
+
+  // Throws core::ConfigError if a CTA cannot be placed on the device at all.
+  LaunchSimulator(const core::DeviceSpec& device, const core::KernelLaunch& launch,
+                  const core::Workload& workload, const EngineOptions& options);
+  // Runs the launch to completion; throws core::SimError if it stops making progress.
+  core::KernelResult run();
+
+ private:
+  struct Sm {
+    BandwidthServer lsu, tensor, fp32, sfu, smem;
+    core::Bytes inflight = 0;
+    std::uint32_t warps = 0;
+    double warps_integral = 0;  // resident warps x cycles
+    double active_cycles = 0;   // cycles with at least one resident CTA
+    double last_change = 0;
+  };
+  struct Slot {
+    std::uint64_t cta = 0;
+    std::uint32_t sm = 0;
+    bool active = false;
+    bool waiting_credit = false;
+    bool load_in_progress = false;
+    std::vector<core::TileOp> ops;
+    std::size_t pc = 0;
+    std::uint64_t step = 0;
+    std::uint32_t load_row = 0;
+    core::Bytes load_off = 0;
+    double load_done = 0;
+    double open_group = 0;
+    std::array<double, kMaxAsyncGroups> groups{};
+    std::uint32_t group_head = 0, group_count = 0;
+    core::Bytes inflight = 0;
+  };
+  struct Sample {
+    double t = 0;
+    double dram_bytes = 0, lts_bytes = 0, warps_pct = 0;
+  };
+
+  void dispatch(std::uint32_t slot, double now);
+  void advance(std::uint32_t slot, double now);
+  bool issue_load(std::uint32_t slot, double now);
+  void issue_store(Slot& s, const core::TileOp& op, double now);
+  void retire(std::uint32_t slot, double now);
+  void return_credit(std::uint32_t slot, core::Bytes bytes, double now);
+  void set_warps(Sm& sm, std::uint32_t warps, double now);
+  void take_sample(double now);
+  void note_progress();
+  void check_progress(double now);
+  [[noreturn]] void stall(const std::string& why, double now) const;
+  core::KernelResult results(double end);
+
+  const core::DeviceSpec& device_;
+  const core::KernelLaunch& launch_;
+  const core::Workload& workload_;
+  EngineOptions options_;
+  core::LaunchShape shape_;
+  core::OccupancyResult occupancy_;
+  std::uint32_t slots_per_sm_ = 1;
+  std::uint32_t warps_per_cta_ = 1;
+  core::Bytes cta_credit_ = 0;  // 0 = unlimited
+  core::Bytes sm_credit_ = 0;   // 0 = unlimited
+  core::Bytes chunk_bytes_ = 0;
+  bool l1_for_sync_loads_ = false;
+
+  MemorySystem memory_;
+  SharedMemoryBanks banks_;
+  EventQueue queue_;
+  std::vector<Sm> sms_;
+  std::vector<Slot> slots_;
+  std::uint64_t num_ctas_ = 0;
+  std::uint64_t next_cta_ = 0;
+  std::uint64_t retired_ctas_ = 0;
+  double end_time_ = 0;
+
+  // Progress guard.
+  std::uint64_t since_progress_ = 0;
+  std::uint64_t since_time_moved_ = 0;
+  double last_time_ = -1;
+
+  // Statistics.
+  std::uint64_t events_ = 0;
+  double flops_ = 0;
+  std::uint64_t wavefronts_ = 0, bank_conflicts_ = 0;
+  std::vector<double> blocking_done_;  // completion times of blocking loads (pointer_chase)
+  bool record_blocking_ = false;
+  double sample_period_ = 0;           // cycles
+  bool auto_period_ = true;
+  std::vector<Sample> samples_;
+};
+
+}  // namespace attnsim::engine

@@ -1,0 +1,157 @@
+#include "sim/engine/memory_system.h"
+
+#include <algorithm>
+
+namespace attnsim::engine {
+
+namespace {
+core::L2Spec l2_spec_of(const core::DeviceSpec& d) {
+  core::L2Spec s = d.l2;
+  if (d.kind == core::DeviceKind::kScratchpad) s.capacity_bytes = 0;
+  if (s.capacity_bytes == 0) s.partitions = 1;
+  return s;
+}
+}  // namespace
+
+MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_per_sm)
+    : device_(device),
+      scratchpad_(device.kind == core::DeviceKind::kScratchpad),
+      l2_enabled_(!scratchpad_ && device.l2.capacity_bytes > 0),
+      line_bytes_(device.l2.line_bytes ? device.l2.line_bytes : 128),
+      sector_bytes_(device.l2.sector_bytes ? device.l2.sector_bytes : 32),
+      hbm_(device.hbm, device.clock_ghz),
+      l2_(l2_spec_of(device)),
+      near_latency_(static_cast<double>(device.l2.near_hit_latency_cycles)),
+      far_latency_(static_cast<double>(device.l2.far_hit_latency_cycles)),
+      l1_latency_(static_cast<double>(device.sm.l1_hit_latency_cycles)),
+      dma_latency_(static_cast<double>(device.scratchpad.dma_latency_cycles)) {
+  const std::uint32_t parts = l2_.partitions();
+  const double l2_bpc = device.gbps_to_bytes_per_cycle(device.l2.bandwidth_gbps) / parts;
+  l2_ports_.assign(parts, BandwidthServer(l2_bpc));
+  const bool l1_on = !scratchpad_ && device.sm.l1_caches_global_loads && l1_bytes_per_sm > 0;
+  l1_.assign(device.sm.count, l1_on ? L1Cache(l1_bytes_per_sm, line_bytes_) : L1Cache());
+  if (scratchpad_) {
+    const std::uint32_t engines = std::max<std::uint32_t>(1, device.scratchpad.dma_engines);
+    dma_.assign(static_cast<std::size_t>(device.sm.count) * engines,
+                BandwidthServer(device.scratchpad.dma_bytes_per_cycle));
+  }
+}
+
+double MemorySystem::dma(double t, std::uint32_t core, core::Bytes bytes) {
+  const std::uint32_t engines = std::max<std::uint32_t>(1, device_.scratchpad.dma_engines);
+  BandwidthServer* best = &dma_[static_cast<std::size_t>(core) * engines];
+  for (std::uint32_t e = 1; e < engines; ++e) {
+    BandwidthServer* s = &dma_[static_cast<std::size_t>(core) * engines + e];
+    if (s->free_at() < best->free_at()) best = s;
+  }
+  return best->serve(t, static_cast<double>(bytes)) + dma_latency_;
+}
+
+double MemorySystem::write_back(double t, const Victim& v) {
+  if (!v.valid || v.dirty_mask == 0) return t;
+  const core::Bytes bytes = static_cast<core::Bytes>(__builtin_popcount(v.dirty_mask)) * sector_bytes_;
+  traffic_.dram[static_cast<core::Tensor>(v.tensor)].write += bytes;
+  ++counters_.l2_writebacks;
+  return hbm_.write(t, v.line * line_bytes_, bytes);
+}
+
+double MemorySystem::read(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
+                          core::Tensor tensor, bool via_l1) {
+  const std::uint64_t line = addr / line_bytes_;
+  if (scratchpad_) {
+    traffic_.dram[tensor].read += bytes;
+    traffic_.lts[tensor].read += bytes;
+    counters_.lts_bytes += bytes;
+    return std::max(dma(t, sm, bytes), hbm_.read(t, addr, bytes));
+  }
+  L1Cache& l1 = l1_[sm];
+  if (via_l1 && l1.enabled()) {
+    traffic_.l1[tensor].read += bytes;
+    if (l1.load(line)) {
+      ++counters_.l1_hits;
+      return t + l1_latency_;
+    }
+    ++counters_.l1_misses;
+  }
+  if (!l2_enabled_) {  // no L2: the exact bytes go to HBM
+    traffic_.lts[tensor].read += bytes;
+    traffic_.dram[tensor].read += bytes;
+    counters_.lts_bytes += bytes;
+    return hbm_.read(t, addr, bytes);
+  }
+  const core::Bytes off = addr % line_bytes_;
+  const std::uint32_t first = static_cast<std::uint32_t>(off / sector_bytes_);
+  const std::uint32_t last = static_cast<std::uint32_t>((off + bytes - 1) / sector_bytes_);
+  const std::uint8_t mask = static_cast<std::uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
+  const std::uint32_t sectors = last - first + 1;
+  const std::uint32_t near = static_cast<std::uint32_t>(
+      static_cast<std::uint64_t>(sm) * l2_.partitions() / std::max<std::uint32_t>(1, device_.sm.count));
+  const L2Outcome o = l2_.access(line, mask, false, near, static_cast<std::uint8_t>(tensor));
+  const core::Bytes sector_total = static_cast<core::Bytes>(sectors) * sector_bytes_;
+  counters_.lts_sectors += sectors;
+  counters_.lts_hit_sectors += o.hit_sectors;
+  counters_.lts_bytes += sector_total;
+  traffic_.lts[tensor].read += sector_total;
+  const double at_l2 = l2_ports_[o.partition].serve(t, static_cast<double>(sector_total));
+  write_back(at_l2, o.writeback[0]);
+  write_back(at_l2, o.writeback[1]);
+  switch (o.where) {
+    case L2Where::kNearHit:
+      ++counters_.l2_near_hits;
+      return at_l2 + near_latency_;
+    case L2Where::kFarHit:
+      ++counters_.l2_far_hits;
+      return at_l2 + far_latency_;
+    case L2Where::kMiss:
+      break;
+  }
+  ++counters_.l2_misses;
+  const core::Bytes miss_bytes = static_cast<core::Bytes>(o.miss_sectors) * sector_bytes_;
+  traffic_.dram[tensor].read += miss_bytes;
+  return hbm_.read(at_l2, line * line_bytes_, miss_bytes);
+}
+
+double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
+                           core::Tensor tensor) {
+  if (scratchpad_ || !l2_enabled_) {
+    traffic_.lts[tensor].write += bytes;
+    traffic_.dram[tensor].write += bytes;
+    counters_.lts_bytes += bytes;
+    const double done = hbm_.write(t, addr, bytes);
+    return scratchpad_ ? std::max(done, dma(t, sm, bytes)) : done;
+  }
+  const std::uint64_t line = addr / line_bytes_;
+  const core::Bytes off = addr % line_bytes_;
+  const std::uint32_t first = static_cast<std::uint32_t>(off / sector_bytes_);
+  const std::uint32_t last = static_cast<std::uint32_t>((off + bytes - 1) / sector_bytes_);
+  const std::uint8_t mask = static_cast<std::uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
+  const std::uint32_t sectors = last - first + 1;
+  const std::uint32_t near = static_cast<std::uint32_t>(
+      static_cast<std::uint64_t>(sm) * l2_.partitions() / std::max<std::uint32_t>(1, device_.sm.count));
+  const L2Outcome o = l2_.access(line, mask, true, near, static_cast<std::uint8_t>(tensor));
+  const core::Bytes sector_total = static_cast<core::Bytes>(sectors) * sector_bytes_;
+  counters_.lts_sectors += sectors;
+  counters_.lts_hit_sectors += o.hit_sectors;
+  counters_.lts_bytes += sector_total;
+  traffic_.lts[tensor].write += sector_total;
+  const double done = l2_ports_[o.partition].serve(t, static_cast<double>(sector_total));
+  write_back(done, o.writeback[0]);
+  write_back(done, o.writeback[1]);
+  return done;
+}
+
+double MemorySystem::flush(double t) {
+  if (!l2_enabled_) return t;
+  double done = t;
+  l2_.flush([&](std::uint64_t line, std::uint8_t dirty, std::uint8_t tensor) {
+    Victim v;
+    v.valid = true;
+    v.line = line;
+    v.dirty_mask = dirty;
+    v.tensor = tensor;
+    done = std::max(done, write_back(t, v));
+  });
+  return done;
+}
+
+}  // namespace attnsim::engine

@@ -1,0 +1,68 @@
+// The global-memory path of one launch: per-SM L1 (optional), the partitioned L2 with one
+// bandwidth server per partition, HBM channels, or (scratchpad devices) per-core DMA engines.
+// Times one line-sized access analytically from the servers' state; counts bytes per tensor per
+// level. No request merging across SMs, no coherence, no TLB.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/device_spec.h"
+#include "sim/core/run_result.h"
+#include "sim/engine/bandwidth_server.h"
+#include "sim/engine/hbm.h"
+#include "sim/engine/l1_cache.h"
+#include "sim/engine/l2_cache.h"
+
+namespace attnsim::engine {
+
+struct MemoryCounters {
+  std::uint64_t lts_sectors = 0;      // sectors requested at the L2 (reads + writes)
+  std::uint64_t lts_hit_sectors = 0;
+  core::Bytes lts_bytes = 0;          // lts__t_bytes: sector-granular (exact bytes when L2 is off)
+  std::uint64_t l1_hits = 0;
+  std::uint64_t l1_misses = 0;
+  std::uint64_t l2_near_hits = 0, l2_far_hits = 0, l2_misses = 0;  // line accesses
+  std::uint64_t l2_writebacks = 0;    // dirty lines written back (evictions + final flush)
+};
+
+class MemorySystem {
+ public:
+  // `l1_bytes_per_sm`: L1 capacity left by the shared-memory carve-out (0 = no L1).
+  MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_per_sm);
+
+  // A read of `bytes` at `addr` (all inside one L2 line) by SM `sm`, arriving at `t`; returns
+  // the time the data is back. `via_l1`: the load may hit in / allocate into the SM's L1.
+  double read(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
+              bool via_l1);
+  // A store of `bytes` at `addr` (inside one line); returns when it has left the L2 / DRAM queue.
+  double write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor);
+  // Writes every dirty L2 line back to HBM starting at `t` and invalidates the L2; returns when done.
+  double flush(double t);
+
+  bool l2_enabled() const { return l2_enabled_; }
+  core::Bytes line_bytes() const { return line_bytes_; }
+  const MemoryCounters& counters() const { return counters_; }
+  core::LevelTraffic& traffic() { return traffic_; }
+  const Hbm& hbm() const { return hbm_; }
+
+ private:
+  double dma(double t, std::uint32_t core, core::Bytes bytes);
+  double write_back(double t, const Victim& v);  // returns when the write is done
+
+  const core::DeviceSpec& device_;
+  bool scratchpad_;
+  bool l2_enabled_;
+  core::Bytes line_bytes_;
+  core::Bytes sector_bytes_;
+  Hbm hbm_;
+  L2Cache l2_;
+  std::vector<BandwidthServer> l2_ports_;  // one per partition
+  std::vector<L1Cache> l1_;                // one per SM
+  std::vector<BandwidthServer> dma_;       // scratchpad: engines, core-major
+  double near_latency_, far_latency_, l1_latency_, dma_latency_;
+  MemoryCounters counters_;
+  core::LevelTraffic traffic_;
+};
+
+}  // namespace attnsim::engine
