@@ -1,11 +1,162 @@
-// PLACEHOLDER: replaced by the kernel's implementation.
+// Split-KV decoding (Flash-Decoding): one CTA per (batch, head, split) runs the online softmax
+// over its slice of the keys and writes fp32 partials (O_partial, LSE_partial); a combine launch
+// (one CTA per (batch, head)) rescales and sums them into O.
+#include <algorithm>
+
 #include "kernels/factories.h"
+#include "kernels/kernel_defaults.h"
+#include "kernels/tensor_layout.h"
 #include "sim/core/errors.h"
+#include "sim/core/occupancy.h"
 
 namespace attnsim::kernels {
 
-core::TileProgram make_flash_decode(const core::Workload&, const core::DeviceSpec&) {
-  throw core::SimError("kernel 'flash_decode' is not implemented yet");
+namespace {
+
+using core::OpKind;
+using core::Tensor;
+using core::TileOp;
+using L = TensorLayout;
+
+constexpr std::uint64_t kMaxQueryRows = 128;
+
+std::uint64_t blocks_per_split(const core::Workload& w) {
+  return core::ceil_div(core::ceil_div(w.seq_kv, w.block_n), w.num_splits);
+}
+
+class DecodeSplit : public core::KernelLaunch {
+ public:
+  explicit DecodeSplit(const core::Workload& w) : w_(w), layout_(w) {}
+  std::string name() const override { return "flash_decode_split"; }
+  core::LaunchShape shape() const override {
+    core::LaunchShape s;
+    s.grid_x = w_.num_splits;
+    s.grid_y = w_.heads;
+    s.grid_z = w_.batch;
+    s.threads_per_cta = w_.warps * 32;
+    s.regs_per_thread = w_.regs_per_thread;
+    s.smem_dynamic_bytes = w_.smem_per_cta;
+    return s;
+  }
+  bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const override {
+    const std::uint64_t bh = cta / w_.num_splits, split = cta % w_.num_splits;
+    const std::uint64_t t_c = core::ceil_div(w_.seq_kv, w_.block_n), bps = blocks_per_split(w_);
+    const std::uint64_t j0 = split * bps, blocks = std::min(t_c, j0 + bps) - j0;
+    const std::uint64_t pre = w_.stages > 1 ? w_.stages - 1 : 0, r = w_.seq_q, d = w_.head_dim;
+    auto kv_block = [&](std::uint64_t j) {
+      const std::uint64_t c = std::min(w_.block_n, w_.seq_kv - j * w_.block_n);
+      out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, j * w_.block_n, c, true));
+      out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, j * w_.block_n, c, true));
+    };
+    if (step == 0) {
+      out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, 0, r, true));
+      for (std::uint64_t k = 0; k < std::min(pre, blocks); ++k) {
+        kv_block(j0 + k);
+        out.push_back(L::simple(OpKind::kCommit));
+      }
+      return true;
+    }
+    if (step <= blocks) {
+      const std::uint64_t k = step - 1, j = j0 + k, c = std::min(w_.block_n, w_.seq_kv - j * w_.block_n);
+      if (k + pre < blocks) kv_block(j + pre);
+      out.push_back(L::simple(OpKind::kCommit));
+      out.push_back(L::count_op(OpKind::kWait, pre));
+      out.push_back(L::simple(OpKind::kBarrier));
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kK, c, d * w_.value_bytes()));
+      out.push_back(L::mma(r, c, d));
+      out.push_back(L::count_op(OpKind::kElementwise, 3 * r * c + r * d));
+      out.push_back(L::count_op(OpKind::kExp, r * c + r));
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, c, d * w_.value_bytes()));
+      out.push_back(L::mma(r, d, c));
+      out.push_back(L::simple(OpKind::kBarrier));
+      return true;
+    }
+    if (step == blocks + 1) {
+      const std::uint64_t part = bh * w_.num_splits + split;
+      out.push_back(L::tile(OpKind::kStore, Tensor::kOPartial, part, r, d, L::kFp32, 0, r, 0, d));
+      out.push_back(L::tile(OpKind::kStore, Tensor::kLsePartial, part, 1, r, L::kFp32, 0, 1, 0, r));
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  core::Workload w_;
+  TensorLayout layout_;
+};
+
+class DecodeCombine : public core::KernelLaunch {
+ public:
+  explicit DecodeCombine(const core::Workload& w) : w_(w), layout_(w) {}
+  std::string name() const override { return "flash_decode_combine"; }
+  core::LaunchShape shape() const override {
+    core::LaunchShape s;
+    s.grid_y = w_.heads;
+    s.grid_z = w_.batch;
+    s.threads_per_cta = 128;
+    s.regs_per_thread = 32;
+    return s;
+  }
+  bool emit_step(std::uint64_t bh, std::uint64_t step, std::vector<TileOp>& out) const override {
+    if (step > 0) return false;
+    const std::uint64_t s = w_.num_splits, r = w_.seq_q, d = w_.head_dim;
+    out.push_back(L::tile(OpKind::kLoad, Tensor::kLsePartial, bh, s, r, L::kFp32, 0, s, 0, r));
+    out.push_back(L::tile(OpKind::kLoad, Tensor::kOPartial, bh, s * r, d, L::kFp32, 0, s * r, 0, d));
+    out.push_back(L::count_op(OpKind::kExp, s * r));
+    out.push_back(L::count_op(OpKind::kElementwise, 2 * s * r * d));
+    out.push_back(layout_.q_rows(OpKind::kStore, Tensor::kO, bh, 0, r));
+    return true;
+  }
+
+ private:
+  core::Workload w_;
+  TensorLayout layout_;
+};
+
+core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {
+  core::Workload w = KernelDefaults::validate_shape(in);
+  if (w.pass != core::Pass::kFwd)
+    throw core::ConfigError(core::ConfigProblem{"", 0, "pass", "flash_decode models the forward pass only"});
+  if (w.seq_q > kMaxQueryRows)
+    throw core::ConfigError(core::ConfigProblem{
+        "", 0, "seq_q", "flash_decode handles at most " + std::to_string(kMaxQueryRows) + " query rows per sequence"});
+  w.block_m = w.seq_q;
+  if (w.block_n == 0) w.block_n = w.head_dim <= 64 ? 256 : (w.head_dim <= 128 ? 128 : 64);
+  if (w.warps == 0) w.warps = 4;
+  if (w.stages == 0) w.stages = 2;
+  const core::Bytes tiles = (core::ceil_div(w.seq_q, 16) * 16 +
+                             2 * w.block_n * std::max<std::uint64_t>(1, w.stages - 1)) * w.head_dim * w.value_bytes();
+  const std::string what = "flash_decode tiles of " + std::to_string(w.block_n) + " keys";
+  if (w.smem_per_cta == 0) {
+    KernelDefaults::check_smem(tiles, device, "block_n", what);
+    w.smem_per_cta = tiles;
+  }
+  KernelDefaults::check_smem(w.smem_per_cta, device, "smem_per_cta", what);
+  if (w.regs_per_thread == 0)
+    w.regs_per_thread = KernelDefaults::attention_regs(16, w.block_n, w.head_dim, w.warps * 32, device);
+  const std::uint64_t t_c = core::ceil_div(w.seq_kv, w.block_n);
+  if (w.num_splits == 0) {
+    // About one wave: resident CTAs on the whole device divided among the (batch, head) pairs.
+    std::uint64_t slots = device.sm.count;
+    if (device.kind == core::DeviceKind::kGpu) {
+      core::OccupancyInput oi{w.warps * 32, w.regs_per_thread, w.smem_per_cta, std::nullopt};
+      slots = static_cast<std::uint64_t>(core::compute_occupancy(device.sm, oi).active_blocks) * device.sm.count;
+    }
+    w.num_splits = std::max<std::uint64_t>(1, slots / (w.batch * w.heads));
+  }
+  w.num_splits = std::min(w.num_splits, t_c);
+  w.num_splits = core::ceil_div(t_c, core::ceil_div(t_c, w.num_splits));  // no empty split
+  return w;
+}
+
+}  // namespace
+
+core::TileProgram make_flash_decode(const core::Workload& workload, const core::DeviceSpec& device) {
+  core::TileProgram p;
+  p.workload = resolve(workload, device);
+  p.launches.push_back(std::make_unique<DecodeSplit>(p.workload));
+  p.launches.push_back(std::make_unique<DecodeCombine>(p.workload));
+  return p;
 }
 
 }  // namespace attnsim::kernels

@@ -1,11 +1,157 @@
-// PLACEHOLDER: replaced by the kernel's implementation.
+// Textbook attention: GEMM S = QKᵀ -> HBM, row softmax S -> P, GEMM O = PV; backward as
+// autograd-style launches (dV = Pᵀ dO, dP = dO Vᵀ, softmax backward, dQ = dS K, dK = dSᵀ Q).
+#include <algorithm>
+#include <array>
+
 #include "kernels/factories.h"
-#include "sim/core/errors.h"
+#include "kernels/gemm_launch.h"
+#include "kernels/kernel_defaults.h"
+#include "kernels/tensor_layout.h"
 
 namespace attnsim::kernels {
 
-core::TileProgram make_standard(const core::Workload&, const core::DeviceSpec&) {
-  throw core::SimError("kernel 'standard' is not implemented yet");
+namespace {
+
+using core::OpKind;
+using core::Tensor;
+
+constexpr std::uint64_t kSoftmaxRows = 4;            // rows per softmax CTA (one warp per row)
+constexpr core::Bytes kCublasEpilogueSmem = 16580;   // measured 213188 B minus 4 stages x 384 x 64 x 2 B
+
+// Row-wise kernel over score-shaped [seq_q, seq_kv] tensors: softmax forward (S -> P) and
+// backward (P, dP -> dS). Each row touches the columns the score GEMM wrote for it.
+class RowwiseLaunch : public core::KernelLaunch {
+ public:
+  RowwiseLaunch(std::string name, std::vector<Tensor> reads, Tensor write, const core::Workload& w)
+      : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w) {}
+  std::string name() const override { return name_; }
+  core::LaunchShape shape() const override {
+    core::LaunchShape s;
+    s.grid_x = core::ceil_div(w_.seq_q, kSoftmaxRows);
+    s.grid_y = w_.heads;
+    s.grid_z = w_.batch;
+    s.threads_per_cta = 32 * kSoftmaxRows;
+    s.regs_per_thread = 48;
+    return s;
+  }
+  bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
+    if (step > 0) return false;
+    const std::uint64_t per = core::ceil_div(w_.seq_q, kSoftmaxRows);
+    const std::uint64_t bh = cta / per, row0 = (cta % per) * kSoftmaxRows;
+    const std::uint64_t rows = std::min(kSoftmaxRows, w_.seq_q - row0);
+    for (std::uint64_t q = row0; q < row0 + rows; ++q) {
+      const std::uint64_t cols = columns(q);
+      for (Tensor t : reads_)
+        out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
+      out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));
+      if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
+      out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
+    }
+    return true;
+  }
+
+ private:
+  std::uint64_t columns(std::uint64_t q) const {
+    if (!w_.causal) return w_.seq_kv;
+    const std::uint64_t i = q / w_.block_m, row0 = i * w_.block_m;
+    const std::uint64_t r = std::min(w_.block_m, w_.seq_q - row0);
+    return std::min(w_.seq_kv,
+                    w_.block_n * KernelDefaults::causal_col_blocks(row0, r, w_.seq_kv - w_.seq_q, w_.seq_kv, w_.block_n));
+  }
+  std::string name_;
+  std::vector<Tensor> reads_;
+  Tensor write_;
+  core::Workload w_;
+};
+
+core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {
+  core::Workload w = KernelDefaults::validate_shape(in);
+  if (w.block_m == 0) w.block_m = 256;
+  if (w.block_n == 0) w.block_n = 128;
+  if (w.block_k == 0) w.block_k = 64;
+  if (w.warps == 0) w.warps = 12;
+  const core::Bytes per_stage = (w.block_m + w.block_n) * w.block_k * w.value_bytes();
+  if (w.stages == 0) {
+    w.stages = 4;
+    while (w.stages > 1 && w.smem_per_cta == 0 &&
+           w.stages * per_stage + kCublasEpilogueSmem > KernelDefaults::smem_limit(device))
+      --w.stages;
+  }
+  if (w.regs_per_thread == 0) w.regs_per_thread = 168;
+  if (w.smem_per_cta == 0) w.smem_per_cta = w.stages * per_stage + kCublasEpilogueSmem;
+  KernelDefaults::check_smem(w.smem_per_cta, device, "block_m",
+                             "GEMM tiles " + std::to_string(w.block_m) + "x" + std::to_string(w.block_n) + "x" +
+                                 std::to_string(w.block_k) + " with " + std::to_string(w.stages) + " stages");
+  return w;
+}
+
+GemmSpec base_spec(const core::Workload& w) {
+  GemmSpec g;
+  g.block_m = w.block_m;
+  g.block_n = w.block_n;
+  g.block_k = w.block_k;
+  g.stages = w.stages;
+  g.causal_off = w.seq_kv - w.seq_q;
+  g.shape.threads_per_cta = w.warps * 32;
+  g.shape.regs_per_thread = w.regs_per_thread;
+  g.shape.smem_dynamic_bytes = w.smem_per_cta;
+  return g;
+}
+
+// C[Nq×Nkv] = A[Nq×d]·B[Nkv×d]ᵀ: S = QKᵀ, dP = dO·Vᵀ.
+std::unique_ptr<core::KernelLaunch> scores(const core::Workload& w, std::string name, Tensor a, Tensor b, Tensor c) {
+  GemmSpec g = base_spec(w);
+  g.name = std::move(name);
+  g.a = a, g.b = b, g.c = c;
+  g.b_layout = GemmSpec::BLayout::kNT;
+  g.b_per_kv_head = true;
+  g.m = w.seq_q, g.n = w.seq_kv, g.k = w.head_dim;
+  g.causal = w.causal ? GemmSpec::Causal::kSkipTiles : GemmSpec::Causal::kNone;
+  return std::make_unique<GemmLaunch>(g, w);
+}
+
+// C[Nq×d] = A[Nq×Nkv]·B[Nkv×d]: O = PV, dQ = dS·K.
+std::unique_ptr<core::KernelLaunch> rows(const core::Workload& w, std::string name, Tensor a, Tensor b, Tensor c) {
+  GemmSpec g = base_spec(w);
+  g.name = std::move(name);
+  g.a = a, g.b = b, g.c = c;
+  g.b_layout = GemmSpec::BLayout::kNN;
+  g.b_per_kv_head = true;
+  g.m = w.seq_q, g.n = w.head_dim, g.k = w.seq_kv;
+  g.causal = w.causal ? GemmSpec::Causal::kKPrefix : GemmSpec::Causal::kNone;
+  return std::make_unique<GemmLaunch>(g, w);
+}
+
+// C[Nkv×d] = A[Nq×Nkv]ᵀ·B[Nq×d]: dV = Pᵀ·dO, dK = dSᵀ·Q (C per query head).
+std::unique_ptr<core::KernelLaunch> keys(const core::Workload& w, std::string name, Tensor a, Tensor b, Tensor c) {
+  GemmSpec g = base_spec(w);
+  g.name = std::move(name);
+  g.a = a, g.b = b, g.c = c;
+  g.a_layout = GemmSpec::ALayout::kTransposed;
+  g.b_layout = GemmSpec::BLayout::kNN;
+  g.m = w.seq_kv, g.n = w.head_dim, g.k = w.seq_q;
+  g.causal = w.causal ? GemmSpec::Causal::kKSuffix : GemmSpec::Causal::kNone;
+  return std::make_unique<GemmLaunch>(g, w);
+}
+
+}  // namespace
+
+core::TileProgram make_standard(const core::Workload& workload, const core::DeviceSpec& device) {
+  core::TileProgram p;
+  p.workload = resolve(workload, device);
+  const core::Workload& w = p.workload;
+  p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS));
+  p.launches.push_back(std::make_unique<RowwiseLaunch>("standard_softmax", std::vector<Tensor>{Tensor::kS}, Tensor::kP, w));
+  p.launches.push_back(rows(w, "standard_pv", Tensor::kP, Tensor::kV, Tensor::kO));
+  if (w.pass == core::Pass::kFwdBwd) {
+    p.launches.push_back(keys(w, "standard_bwd_dv", Tensor::kP, Tensor::kDO, Tensor::kDV));
+    p.launches.push_back(scores(w, "standard_bwd_dp", Tensor::kDO, Tensor::kV, Tensor::kDP));
+    p.launches.push_back(std::make_unique<RowwiseLaunch>(
+        "standard_bwd_softmax", std::vector<Tensor>{Tensor::kP, Tensor::kDP}, Tensor::kDS, w));
+    p.launches.push_back(rows(w, "standard_bwd_dq", Tensor::kDS, Tensor::kK, Tensor::kDQ));
+    p.launches.push_back(keys(w, "standard_bwd_dk", Tensor::kDS, Tensor::kQ, Tensor::kDK));
+  }
+  return p;
 }
 
 }  // namespace attnsim::kernels

@@ -1,0 +1,107 @@
+#include "kernels/gemm_launch.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "kernels/kernel_defaults.h"
+
+namespace attnsim::kernels {
+
+using core::OpKind;
+using core::TileOp;
+
+GemmLaunch::GemmLaunch(GemmSpec spec, const core::Workload& w)
+    : spec_(std::move(spec)), layout_(w), elem_(w.value_bytes()) {
+  t_m_ = core::ceil_div(spec_.m, spec_.block_m);
+  t_n_ = core::ceil_div(spec_.n, spec_.block_n);
+  if (spec_.causal == GemmSpec::Causal::kSkipTiles) {
+    row_start_.resize(t_m_ + 1, 0);
+    for (std::uint64_t i = 0; i < t_m_; ++i) {
+      const std::uint64_t r = std::min(spec_.block_m, spec_.m - i * spec_.block_m);
+      row_start_[i + 1] = row_start_[i] + KernelDefaults::causal_col_blocks(i * spec_.block_m, r, spec_.causal_off,
+                                                                            spec_.n, spec_.block_n);
+    }
+    tiles_per_matrix_ = row_start_[t_m_];
+  } else {
+    tiles_per_matrix_ = t_m_ * t_n_;
+  }
+  shape_ = spec_.shape;
+  shape_.grid_x = tiles_per_matrix_;
+  shape_.grid_y = w.heads;
+  shape_.grid_z = w.batch;
+}
+
+GemmLaunch::Tile GemmLaunch::tile_of(std::uint64_t cta) const {
+  Tile t{};
+  t.bh = cta / tiles_per_matrix_;
+  const std::uint64_t idx = cta % tiles_per_matrix_;
+  if (spec_.causal == GemmSpec::Causal::kSkipTiles) {
+    t.i = static_cast<std::uint64_t>(std::upper_bound(row_start_.begin(), row_start_.end(), idx) - row_start_.begin()) - 1;
+    t.j = idx - row_start_[t.i];
+  } else {
+    t.i = idx / t_n_;
+    t.j = idx % t_n_;
+  }
+  t.r = std::min(spec_.block_m, spec_.m - t.i * spec_.block_m);
+  t.c = std::min(spec_.block_n, spec_.n - t.j * spec_.block_n);
+  t.k0 = 0;
+  t.k1 = spec_.k;
+  if (spec_.causal == GemmSpec::Causal::kKPrefix)
+    t.k1 = std::min(spec_.k, spec_.block_k * KernelDefaults::causal_col_blocks(t.i * spec_.block_m, t.r,
+                                                                               spec_.causal_off, spec_.k,
+                                                                               spec_.block_k));
+  if (spec_.causal == GemmSpec::Causal::kKSuffix)
+    t.k0 = KernelDefaults::causal_first_row(t.i * spec_.block_m, spec_.causal_off, spec_.block_k);
+  return t;
+}
+
+void GemmLaunch::emit_chunk(const Tile& t, std::uint64_t chunk, std::vector<TileOp>& out) const {
+  const std::uint64_t k0 = t.k0 + chunk * spec_.block_k;
+  const std::uint64_t kc = std::min(spec_.block_k, t.k1 - k0);
+  const std::uint64_t m0 = t.i * spec_.block_m, n0 = t.j * spec_.block_n;
+  const std::uint64_t b_matrix = spec_.b_per_kv_head ? layout_.kv_matrix(t.bh) : t.bh;
+  const core::Bytes e = elem_;
+  if (spec_.a_layout == GemmSpec::ALayout::kRowMajor)
+    out.push_back(TensorLayout::tile(OpKind::kLoad, spec_.a, t.bh, spec_.m, spec_.k, e, m0, t.r, k0, kc, true));
+  else
+    out.push_back(TensorLayout::tile(OpKind::kLoad, spec_.a, t.bh, spec_.k, spec_.m, e, k0, kc, m0, t.r, true));
+  if (spec_.b_layout == GemmSpec::BLayout::kNT)
+    out.push_back(TensorLayout::tile(OpKind::kLoad, spec_.b, b_matrix, spec_.n, spec_.k, e, n0, t.c, k0, kc, true));
+  else
+    out.push_back(TensorLayout::tile(OpKind::kLoad, spec_.b, b_matrix, spec_.k, spec_.n, e, k0, kc, n0, t.c, true));
+}
+
+bool GemmLaunch::emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const {
+  const Tile t = tile_of(cta);
+  const std::uint64_t chunks = core::ceil_div(t.k1 - t.k0, spec_.block_k);
+  const std::uint64_t pre = spec_.stages > 1 ? spec_.stages - 1 : 0;
+  if (step == 0) {  // prologue: fill the pipeline
+    for (std::uint64_t c = 0; c < std::min(pre, chunks); ++c) {
+      emit_chunk(t, c, out);
+      out.push_back(TensorLayout::simple(OpKind::kCommit));
+    }
+    return true;
+  }
+  if (step <= chunks) {
+    const std::uint64_t c = step - 1;
+    if (c + pre < chunks) emit_chunk(t, c + pre, out);
+    out.push_back(TensorLayout::simple(OpKind::kCommit));
+    out.push_back(TensorLayout::count_op(OpKind::kWait, pre));
+    out.push_back(TensorLayout::simple(OpKind::kBarrier));
+    const std::uint64_t kc = std::min(spec_.block_k, t.k1 - (t.k0 + c * spec_.block_k));
+    out.push_back(TensorLayout::shared(OpKind::kSharedRead, spec_.a, t.r, kc * elem_));
+    out.push_back(TensorLayout::shared(OpKind::kSharedRead, spec_.b, t.c, kc * elem_));
+    out.push_back(TensorLayout::mma(t.r, t.c, kc));
+    out.push_back(TensorLayout::simple(OpKind::kBarrier));
+    return true;
+  }
+  if (step == chunks + 1) {  // epilogue: fp32 accumulators -> C
+    out.push_back(TensorLayout::count_op(OpKind::kElementwise, t.r * t.c));
+    out.push_back(TensorLayout::tile(OpKind::kStore, spec_.c, t.bh, spec_.m, spec_.n, elem_, t.i * spec_.block_m, t.r,
+                                     t.j * spec_.block_n, t.c));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace attnsim::kernels

@@ -1,0 +1,55 @@
+// A tiled, multi-stage GEMM launch C = op(A)·op(B) per (batch, head) with causal pruning: the
+// building block of standard attention forward and backward. No split-K, no epilogue fusion.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/tensor_layout.h"
+#include "sim/core/tile_program.h"
+
+namespace attnsim::kernels {
+
+struct GemmSpec {
+  enum class ALayout : std::uint8_t { kRowMajor, kTransposed };  // A stored M×K, or K×M (Pᵀ, dSᵀ)
+  enum class BLayout : std::uint8_t { kNT, kNN };                // B stored N×K (Kᵀ, Vᵀ), or K×N
+  // kSkipTiles: output tiles right of the diagonal are not launched (S, dP);
+  // kKPrefix: k-loop stops at the diagonal (O, dQ); kKSuffix: k-loop starts at it (dV, dK).
+  enum class Causal : std::uint8_t { kNone, kSkipTiles, kKPrefix, kKSuffix };
+
+  std::string name;
+  core::Tensor a = core::Tensor::kQ, b = core::Tensor::kK, c = core::Tensor::kS;
+  ALayout a_layout = ALayout::kRowMajor;
+  BLayout b_layout = BLayout::kNT;
+  bool b_per_kv_head = false;                 // B is K or V (GQA: shared by a head group)
+  std::uint64_t m = 0, n = 0, k = 0;          // per (batch, head)
+  std::uint64_t block_m = 0, block_n = 0, block_k = 0;
+  std::uint32_t stages = 1;
+  Causal causal = Causal::kNone;
+  std::uint64_t causal_off = 0;               // seq_kv - seq_q
+  core::LaunchShape shape;                    // threads, registers, shared memory (grid filled in)
+};
+
+class GemmLaunch : public core::KernelLaunch {
+ public:
+  GemmLaunch(GemmSpec spec, const core::Workload& w);
+  std::string name() const override { return spec_.name; }
+  core::LaunchShape shape() const override { return shape_; }
+  bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override;
+
+ private:
+  struct Tile {
+    std::uint64_t bh, i, j, r, c, k0, k1;
+  };
+  Tile tile_of(std::uint64_t cta) const;
+  void emit_chunk(const Tile& t, std::uint64_t chunk, std::vector<core::TileOp>& out) const;
+
+  GemmSpec spec_;
+  TensorLayout layout_;
+  core::Bytes elem_;
+  std::uint64_t t_m_ = 0, t_n_ = 0, tiles_per_matrix_ = 0;
+  std::vector<std::uint64_t> row_start_;  // kSkipTiles: first tile index of each row block
+  core::LaunchShape shape_;
+};
+
+}  // namespace attnsim::kernels
