@@ -1,0 +1,358 @@
+#include "sim/config/device_loader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "sim/config/map_reader.h"
+
+#ifndef ATTNSIM_SOURCE_DIR
+#define ATTNSIM_SOURCE_DIR ""
+#endif
+
+namespace attnsim::config {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+void read_hbm(MapReader m, core::HbmSpec& h) {
+  if (!m.valid()) return;
+  if (m.bytes("capacity_bytes", h.capacity_bytes, Need::kRequired))
+    m.check(h.capacity_bytes > 0, "capacity_bytes", "must be positive");
+  if (m.u32("channels", h.channels)) m.check(h.channels > 0, "channels", "must be positive");
+  if (m.bytes("interleave_bytes", h.interleave_bytes))
+    m.check(is_pow2(h.interleave_bytes), "interleave_bytes", "must be a power of two, got " + std::to_string(h.interleave_bytes));
+  if (m.number("bandwidth_gbps", h.bandwidth_gbps, Need::kRequired))
+    m.check(h.bandwidth_gbps > 0, "bandwidth_gbps", "must be positive");
+  m.u64("latency_cycles", h.latency_cycles, Need::kRequired);
+  m.finish();
+}
+
+void read_l2(MapReader m, core::L2Spec& l2) {
+  if (!m.valid()) return;
+  const bool has_capacity = m.bytes("capacity_bytes", l2.capacity_bytes, Need::kRequired);
+  const bool enabled = !has_capacity || l2.capacity_bytes > 0;
+  const bool line_ok = m.bytes("line_bytes", l2.line_bytes);
+  const bool sector_ok = m.bytes("sector_bytes", l2.sector_bytes);
+  if (line_ok) m.check(is_pow2(l2.line_bytes), "line_bytes", "must be a power of two, got " + std::to_string(l2.line_bytes));
+  if (sector_ok)
+    m.check(is_pow2(l2.sector_bytes), "sector_bytes", "must be a power of two, got " + std::to_string(l2.sector_bytes));
+  if (is_pow2(l2.line_bytes) && is_pow2(l2.sector_bytes))
+    m.check(l2.line_bytes % l2.sector_bytes == 0, "line_bytes",
+            "must be a multiple of sector_bytes (" + std::to_string(l2.sector_bytes) + ")");
+  if (m.u32("associativity", l2.associativity))
+    m.check(is_pow2(l2.associativity), "associativity", "must be a power of two, got " + std::to_string(l2.associativity));
+  if (m.u32("partitions", l2.partitions)) m.check(l2.partitions > 0, "partitions", "must be positive");
+  const Need when_enabled = enabled ? Need::kRequired : Need::kOptional;
+  m.u64("near_hit_latency_cycles", l2.near_hit_latency_cycles, when_enabled);
+  if (!m.u64("far_hit_latency_cycles", l2.far_hit_latency_cycles)) l2.far_hit_latency_cycles = l2.near_hit_latency_cycles;
+  m.check(l2.far_hit_latency_cycles >= l2.near_hit_latency_cycles, "far_hit_latency_cycles",
+          "must be at least near_hit_latency_cycles");
+  if (m.number("bandwidth_gbps", l2.bandwidth_gbps, when_enabled))
+    m.check(l2.bandwidth_gbps > 0 || (!enabled && l2.bandwidth_gbps == 0), "bandwidth_gbps", "must be positive");
+  if (m.string("replacement", l2.replacement))
+    m.check(l2.replacement == "lru", "replacement", "unknown policy '" + l2.replacement + "' (known: lru)");
+  if (l2.capacity_bytes > 0 && is_pow2(l2.line_bytes) && is_pow2(l2.associativity)) {
+    const std::uint64_t set_bytes = l2.line_bytes * l2.associativity;
+    m.check(l2.capacity_bytes % set_bytes == 0, "capacity_bytes",
+            "must be a multiple of line_bytes x associativity (" + std::to_string(set_bytes) + ")");
+  }
+  m.finish();
+}
+
+void read_sm(MapReader m, core::SmSpec& sm, bool gpu) {
+  if (!m.valid()) return;
+  auto positive_u32 = [&](const char* key, std::uint32_t& v, Need need = Need::kOptional) {
+    if (m.u32(key, v, need)) m.check(v > 0, key, "must be positive");
+  };
+  auto pow2_u32 = [&](const char* key, std::uint32_t& v) {
+    if (m.u32(key, v)) m.check(is_pow2(v), key, "must be a power of two, got " + std::to_string(v));
+  };
+  auto pow2_bytes = [&](const char* key, core::Bytes& v) {
+    if (m.bytes(key, v)) m.check(is_pow2(v), key, "must be a power of two, got " + std::to_string(v));
+  };
+  const Need gpu_need = gpu ? Need::kRequired : Need::kOptional;
+  positive_u32("count", sm.count, Need::kRequired);
+  pow2_u32("warp_size", sm.warp_size);
+  positive_u32("max_threads_per_sm", sm.max_threads_per_sm);
+  positive_u32("max_warps_per_sm", sm.max_warps_per_sm);
+  positive_u32("max_blocks_per_sm", sm.max_blocks_per_sm);
+  positive_u32("max_threads_per_block", sm.max_threads_per_block);
+  positive_u32("registers_per_sm", sm.registers_per_sm);
+  positive_u32("max_registers_per_thread", sm.max_registers_per_thread);
+  positive_u32("max_registers_per_block", sm.max_registers_per_block);
+  pow2_u32("register_allocation_unit", sm.register_allocation_unit);
+  positive_u32("schedulers_per_sm", sm.schedulers_per_sm);
+  if (m.bytes("shared_mem_per_sm_bytes", sm.shared_mem_per_sm_bytes, gpu_need) && gpu)
+    m.check(sm.shared_mem_per_sm_bytes > 0, "shared_mem_per_sm_bytes", "must be positive");
+  m.bytes("shared_mem_per_block_optin_bytes", sm.shared_mem_per_block_optin_bytes, gpu_need);
+  m.bytes("shared_mem_reserved_per_block_bytes", sm.shared_mem_reserved_per_block_bytes);
+  pow2_bytes("shared_mem_allocation_unit_bytes", sm.shared_mem_allocation_unit_bytes);
+  m.bytes("l1_shared_total_bytes", sm.l1_shared_total_bytes);
+  const YAML::Node carveouts = m.get("shared_mem_carveouts_bytes");
+  if (carveouts.IsDefined()) {
+    const std::string path = m.path_of("shared_mem_carveouts_bytes");
+    if (!carveouts.IsSequence()) {
+      m.reader().problem(carveouts, path, "expected a list of byte counts, got " + YamlReader::node_kind(carveouts));
+    } else {
+      sm.shared_mem_carveouts_bytes.clear();
+      for (std::size_t i = 0; i < carveouts.size(); ++i) {
+        const auto v = m.reader().as_bytes(carveouts[i], path + "[" + std::to_string(i) + "]");
+        if (v) sm.shared_mem_carveouts_bytes.push_back(*v);
+      }
+      const auto& c = sm.shared_mem_carveouts_bytes;
+      m.check(std::is_sorted(c.begin(), c.end()) && std::adjacent_find(c.begin(), c.end()) == c.end(),
+              "shared_mem_carveouts_bytes", "must be strictly ascending");
+      if (!c.empty())
+        m.check(c.back() <= sm.shared_mem_per_sm_bytes, "shared_mem_carveouts_bytes",
+                "largest carve-out (" + std::to_string(c.back()) + ") exceeds shared_mem_per_sm_bytes (" +
+                    std::to_string(sm.shared_mem_per_sm_bytes) + ")");
+      if (!c.empty() && sm.l1_shared_total_bytes > 0)
+        m.check(c.back() <= sm.l1_shared_total_bytes, "shared_mem_carveouts_bytes", "exceeds l1_shared_total_bytes");
+    }
+  }
+  pow2_u32("shared_mem_banks", sm.shared_mem_banks);
+  pow2_bytes("shared_mem_bank_bytes", sm.shared_mem_bank_bytes);
+  m.u64("shared_mem_latency_cycles", sm.shared_mem_latency_cycles);
+  m.boolean("l1_caches_global_loads", sm.l1_caches_global_loads);
+  m.u64("l1_hit_latency_cycles", sm.l1_hit_latency_cycles);
+  if (m.number("tensor_flops_per_cycle", sm.tensor_flops_per_cycle, Need::kRequired))
+    m.check(sm.tensor_flops_per_cycle > 0, "tensor_flops_per_cycle", "must be positive");
+  if (m.number("fp32_flops_per_cycle", sm.fp32_flops_per_cycle))
+    m.check(sm.fp32_flops_per_cycle >= 0, "fp32_flops_per_cycle", "must not be negative");
+  if (m.number("exp_per_cycle", sm.exp_per_cycle, Need::kRequired))
+    m.check(sm.exp_per_cycle > 0, "exp_per_cycle", "must be positive");
+  m.bytes("max_inflight_bytes_per_sm", sm.max_inflight_bytes_per_sm);
+  m.bytes("max_inflight_bytes_per_warp", sm.max_inflight_bytes_per_warp);
+  if (m.number("load_bytes_per_cycle", sm.load_bytes_per_cycle))
+    m.check(sm.load_bytes_per_cycle >= 0, "load_bytes_per_cycle", "must not be negative");
+
+  // Cross-field limits.
+  m.check(sm.shared_mem_per_block_optin_bytes <= sm.shared_mem_per_sm_bytes, "shared_mem_per_block_optin_bytes",
+          std::to_string(sm.shared_mem_per_block_optin_bytes) + " bytes per block exceed shared_mem_per_sm_bytes (" +
+              std::to_string(sm.shared_mem_per_sm_bytes) + ")");
+  if (sm.l1_shared_total_bytes > 0)
+    m.check(sm.shared_mem_per_sm_bytes <= sm.l1_shared_total_bytes, "shared_mem_per_sm_bytes",
+            "exceeds l1_shared_total_bytes (" + std::to_string(sm.l1_shared_total_bytes) + ")");
+  if (sm.warp_size > 0)
+    m.check(std::uint64_t{sm.max_warps_per_sm} * sm.warp_size >= sm.max_threads_per_sm, "max_warps_per_sm",
+            "max_warps_per_sm x warp_size is below max_threads_per_sm");
+  m.check(sm.max_threads_per_block <= sm.max_threads_per_sm, "max_threads_per_block", "exceeds max_threads_per_sm");
+  m.check(sm.max_registers_per_block <= sm.registers_per_sm, "max_registers_per_block", "exceeds registers_per_sm");
+  m.check(sm.max_inflight_bytes_per_warp <= sm.max_inflight_bytes_per_sm || sm.max_inflight_bytes_per_sm == 0,
+          "max_inflight_bytes_per_warp", "exceeds max_inflight_bytes_per_sm");
+  m.finish();
+}
+
+void read_scratchpad(MapReader m, core::ScratchpadSpec& s) {
+  if (!m.valid()) return;
+  if (m.bytes("sram_bytes_per_core", s.sram_bytes_per_core, Need::kRequired))
+    m.check(s.sram_bytes_per_core > 0, "sram_bytes_per_core", "must be positive");
+  if (m.u32("dma_engines", s.dma_engines, Need::kRequired)) m.check(s.dma_engines > 0, "dma_engines", "must be positive");
+  if (m.number("dma_bytes_per_cycle", s.dma_bytes_per_cycle, Need::kRequired))
+    m.check(s.dma_bytes_per_cycle > 0, "dma_bytes_per_cycle", "must be positive");
+  m.u64("dma_latency_cycles", s.dma_latency_cycles, Need::kRequired);
+  m.finish();
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string executable_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+std::vector<std::string> presets_in(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string format_double(double v) {
+  char buf[64];
+  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, ec == std::errc() ? ptr : buf);
+  // Keep a decimal point so the value reads back as a number either way.
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+core::DeviceSpec parse_device_node(const YAML::Node& node, YamlReader& reader) {
+  core::DeviceSpec d;
+  d.source_file = reader.file();
+  MapReader top(reader, node, "");
+  if (!top.valid()) {
+    if (!node.IsDefined() || node.IsNull()) reader.problem_at_line(0, "", "empty device file");
+    return d;
+  }
+  if (top.string("name", d.name, Need::kRequired)) top.check(!d.name.empty(), "name", "must not be empty");
+  std::string kind = "gpu";
+  if (top.string("kind", kind, Need::kRequired)) {
+    top.check(kind == "gpu" || kind == "scratchpad", "kind", "unknown kind '" + kind + "' (known: gpu, scratchpad)");
+    d.kind = kind == "scratchpad" ? core::DeviceKind::kScratchpad : core::DeviceKind::kGpu;
+  }
+  const bool gpu = d.kind == core::DeviceKind::kGpu;
+  if (top.u32("compute_capability", d.compute_capability))
+    top.check(d.compute_capability >= 10, "compute_capability", "expected major*10 + minor, e.g. 90");
+  if (top.number("clock_ghz", d.clock_ghz, Need::kRequired)) top.check(d.clock_ghz > 0, "clock_ghz", "must be positive");
+  read_hbm(MapReader(reader, top.child("hbm", Need::kRequired), "hbm"), d.hbm);
+  d.l2.capacity_bytes = gpu ? d.l2.capacity_bytes : 0;
+  read_l2(MapReader(reader, top.child("l2", gpu ? Need::kRequired : Need::kOptional), "l2"), d.l2);
+  read_sm(MapReader(reader, top.child("sm", Need::kRequired), "sm"), d.sm, gpu);
+  read_scratchpad(MapReader(reader, top.child("scratchpad", gpu ? Need::kOptional : Need::kRequired), "scratchpad"),
+                  d.scratchpad);
+  top.finish();
+  return d;
+}
+
+std::vector<std::string> device_search_dirs() {
+  std::vector<std::string> dirs;
+  if (const char* env = std::getenv("ATTNSIM_CONFIG_DIR"); env && *env) {
+    dirs.push_back((fs::path(env) / "devices").string());
+    dirs.push_back(env);
+  }
+  if (std::string(ATTNSIM_SOURCE_DIR).size() > 0) dirs.push_back((fs::path(ATTNSIM_SOURCE_DIR) / "configs" / "devices").string());
+  if (const std::string exe = executable_dir(); !exe.empty()) {
+    dirs.push_back((fs::path(exe) / ".." / "configs" / "devices").lexically_normal().string());
+    dirs.push_back((fs::path(exe) / "configs" / "devices").string());
+  }
+  return dirs;
+}
+
+std::vector<std::string> device_preset_names() {
+  for (const auto& dir : device_search_dirs()) {
+    auto names = presets_in(dir);
+    if (!names.empty()) return names;
+  }
+  return {};
+}
+
+core::DeviceSpec load_device(const std::string& name_or_path, const std::vector<Override>& device_overrides) {
+  std::string path;
+  const bool is_path = ends_with(name_or_path, ".yaml") || ends_with(name_or_path, ".yml") ||
+                       name_or_path.find('/') != std::string::npos;
+  if (is_path) {
+    if (!fs::is_regular_file(name_or_path))
+      throw core::ConfigError(core::ConfigProblem{name_or_path, 0, "", "device file not found"});
+    path = name_or_path;
+  } else {
+    for (const auto& dir : device_search_dirs()) {
+      const fs::path candidate = fs::path(dir) / (name_or_path + ".yaml");
+      if (fs::is_regular_file(candidate)) {
+        path = candidate.string();
+        break;
+      }
+    }
+    if (path.empty()) {
+      std::string known;
+      for (const auto& n : device_preset_names()) known += (known.empty() ? "" : ", ") + n;
+      throw core::ConfigError(core::ConfigProblem{"", 0, "--device",
+                                                  "unknown device preset '" + name_or_path +
+                                                      "' (available: " + (known.empty() ? "none found" : known) +
+                                                      "; or give a path to a .yaml file)"});
+    }
+  }
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::ParserException& e) {
+    throw core::ConfigError(core::ConfigProblem{path, e.mark.line + 1, "", "malformed YAML: " + e.msg});
+  } catch (const YAML::Exception& e) {
+    throw core::ConfigError(core::ConfigProblem{path, 0, "", "cannot read: " + e.msg});
+  }
+  YamlReader reader(path, "device.");
+  apply_overrides(root, device_overrides, reader);
+  core::DeviceSpec d = parse_device_node(root, reader);
+  reader.throw_if_problems();
+  return d;
+}
+
+std::string device_to_yaml(const core::DeviceSpec& d) {
+  std::ostringstream o;
+  o << "name: " << quote(d.name) << "\n";
+  o << "kind: " << (d.kind == core::DeviceKind::kGpu ? "gpu" : "scratchpad") << "\n";
+  o << "compute_capability: " << d.compute_capability << "\n";
+  o << "clock_ghz: " << format_double(d.clock_ghz) << "\n";
+  o << "hbm:\n"
+    << "  capacity_bytes: " << d.hbm.capacity_bytes << "\n"
+    << "  channels: " << d.hbm.channels << "\n"
+    << "  interleave_bytes: " << d.hbm.interleave_bytes << "\n"
+    << "  bandwidth_gbps: " << format_double(d.hbm.bandwidth_gbps) << "\n"
+    << "  latency_cycles: " << d.hbm.latency_cycles << "\n";
+  const auto& l2 = d.l2;
+  o << "l2:\n"
+    << "  capacity_bytes: " << l2.capacity_bytes << "\n"
+    << "  line_bytes: " << l2.line_bytes << "\n"
+    << "  sector_bytes: " << l2.sector_bytes << "\n"
+    << "  associativity: " << l2.associativity << "\n"
+    << "  partitions: " << l2.partitions << "\n"
+    << "  near_hit_latency_cycles: " << l2.near_hit_latency_cycles << "\n"
+    << "  far_hit_latency_cycles: " << l2.far_hit_latency_cycles << "\n"
+    << "  bandwidth_gbps: " << format_double(l2.bandwidth_gbps) << "\n"
+    << "  replacement: " << quote(l2.replacement) << "\n";
+  const auto& sm = d.sm;
+  o << "sm:\n"
+    << "  count: " << sm.count << "\n"
+    << "  warp_size: " << sm.warp_size << "\n"
+    << "  max_threads_per_sm: " << sm.max_threads_per_sm << "\n"
+    << "  max_warps_per_sm: " << sm.max_warps_per_sm << "\n"
+    << "  max_blocks_per_sm: " << sm.max_blocks_per_sm << "\n"
+    << "  max_threads_per_block: " << sm.max_threads_per_block << "\n"
+    << "  registers_per_sm: " << sm.registers_per_sm << "\n"
+    << "  max_registers_per_thread: " << sm.max_registers_per_thread << "\n"
+    << "  max_registers_per_block: " << sm.max_registers_per_block << "\n"
+    << "  register_allocation_unit: " << sm.register_allocation_unit << "\n"
+    << "  schedulers_per_sm: " << sm.schedulers_per_sm << "\n"
+    << "  shared_mem_per_sm_bytes: " << sm.shared_mem_per_sm_bytes << "\n"
+    << "  shared_mem_per_block_optin_bytes: " << sm.shared_mem_per_block_optin_bytes << "\n"
+    << "  shared_mem_reserved_per_block_bytes: " << sm.shared_mem_reserved_per_block_bytes << "\n"
+    << "  shared_mem_allocation_unit_bytes: " << sm.shared_mem_allocation_unit_bytes << "\n"
+    << "  shared_mem_carveouts_bytes: [";
+  for (std::size_t i = 0; i < sm.shared_mem_carveouts_bytes.size(); ++i)
+    o << (i ? ", " : "") << sm.shared_mem_carveouts_bytes[i];
+  o << "]\n"
+    << "  l1_shared_total_bytes: " << sm.l1_shared_total_bytes << "\n"
+    << "  shared_mem_banks: " << sm.shared_mem_banks << "\n"
+    << "  shared_mem_bank_bytes: " << sm.shared_mem_bank_bytes << "\n"
+    << "  shared_mem_latency_cycles: " << sm.shared_mem_latency_cycles << "\n"
+    << "  l1_caches_global_loads: " << (sm.l1_caches_global_loads ? "true" : "false") << "\n"
+    << "  l1_hit_latency_cycles: " << sm.l1_hit_latency_cycles << "\n"
+    << "  tensor_flops_per_cycle: " << format_double(sm.tensor_flops_per_cycle) << "\n"
+    << "  fp32_flops_per_cycle: " << format_double(sm.fp32_flops_per_cycle) << "\n"
+    << "  exp_per_cycle: " << format_double(sm.exp_per_cycle) << "\n"
+    << "  max_inflight_bytes_per_sm: " << sm.max_inflight_bytes_per_sm << "\n"
+    << "  max_inflight_bytes_per_warp: " << sm.max_inflight_bytes_per_warp << "\n"
+    << "  load_bytes_per_cycle: " << format_double(sm.load_bytes_per_cycle) << "\n";
+  if (d.kind == core::DeviceKind::kScratchpad || d.scratchpad.sram_bytes_per_core > 0) {
+    o << "scratchpad:\n"
+      << "  sram_bytes_per_core: " << d.scratchpad.sram_bytes_per_core << "\n"
+      << "  dma_engines: " << d.scratchpad.dma_engines << "\n"
+      << "  dma_bytes_per_cycle: " << format_double(d.scratchpad.dma_bytes_per_cycle) << "\n"
+      << "  dma_latency_cycles: " << d.scratchpad.dma_latency_cycles << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace attnsim::config

@@ -1,2 +1,0 @@
-// PLACEHOLDER: the config layer's first translation unit; removed once loaders exist.
-namespace attnsim::config {}

@@ -1,0 +1,202 @@
+#include "sim/config/workload_loader.h"
+
+#include <algorithm>
+#include <optional>
+#include <sstream>
+
+#include "sim/config/map_reader.h"
+
+namespace attnsim::config {
+
+namespace {
+
+// a*b with overflow detection.
+bool mul(std::uint64_t a, std::uint64_t b, std::uint64_t& out) { return !__builtin_mul_overflow(a, b, &out); }
+
+template <typename T>
+void read_choice(MapReader& m, const std::string& key, T& out, std::optional<T> (*parse)(const std::string&),
+                 const std::string& known) {
+  std::string s;
+  if (!m.string(key, s)) return;
+  const auto v = parse(s);
+  if (v) {
+    out = *v;
+  } else {
+    m.check(false, key, "unknown value '" + s + "' (known: " + known + ")");
+  }
+}
+
+std::optional<core::DType> parse_dtype_str(const std::string& s) { return core::parse_dtype(s); }
+std::optional<core::Pass> parse_pass(const std::string& s) {
+  if (s == "fwd") return core::Pass::kFwd;
+  if (s == "fwdbwd") return core::Pass::kFwdBwd;
+  return std::nullopt;
+}
+std::optional<core::CtaOrder> parse_order(const std::string& s) {
+  if (s == "row-major") return core::CtaOrder::kRowMajor;
+  if (s == "head-major") return core::CtaOrder::kHeadMajor;
+  return std::nullopt;
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_kernel_names() {
+  static const std::vector<std::string> names = {"standard",     "flash1",       "flash2",
+                                                 "flash_decode", "pointer_chase", "stream_read"};
+  return names;
+}
+
+core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
+  core::Workload w;
+  MapReader m(reader, node, "");
+  if (!m.valid()) {
+    if (!node.IsDefined() || node.IsNull()) reader.problem_at_line(0, "", "empty workload");
+    return w;
+  }
+  if (m.string("kernel", w.kernel)) {
+    const auto& known = known_kernel_names();
+    if (std::find(known.begin(), known.end(), w.kernel) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      const std::string near = closest_match(w.kernel, known);
+      m.check(false, "kernel",
+              "unknown kernel '" + w.kernel + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                  "; known: " + list);
+    }
+  }
+  auto positive = [&](const char* key, std::uint64_t& v) {
+    if (m.u64(key, v)) m.check(v > 0, key, "must be positive");
+  };
+  auto positive32 = [&](const char* key, std::uint32_t& v) {
+    if (m.u32(key, v)) m.check(v > 0, key, "must be positive (leave it out for the kernel's default)");
+  };
+  positive("batch", w.batch);
+  positive("heads", w.heads);
+  const bool has_kv = m.has("kv_heads");
+  positive("kv_heads", w.kv_heads);
+  std::uint64_t seq = 0;
+  if (m.u64("seq", seq)) {
+    m.check(seq > 0, "seq", "must be positive");
+    w.seq_q = w.seq_kv = seq;
+  }
+  positive("seq_q", w.seq_q);
+  positive("seq_kv", w.seq_kv);
+  positive("head_dim", w.head_dim);
+  read_choice<core::DType>(m, "dtype", w.dtype, &parse_dtype_str, "fp32, fp16, bf16, fp8");
+  m.boolean("causal", w.causal);
+  read_choice<core::Pass>(m, "pass", w.pass, &parse_pass, "fwd, fwdbwd");
+  positive("block_m", w.block_m);
+  positive("block_n", w.block_n);
+  positive("block_k", w.block_k);
+  positive32("warps", w.warps);
+  positive32("stages", w.stages);
+  read_choice<core::CtaOrder>(m, "cta_order", w.cta_order, &parse_order, "row-major, head-major");
+  positive32("regs_per_thread", w.regs_per_thread);
+  if (m.bytes("smem_per_cta", w.smem_per_cta)) m.check(w.smem_per_cta > 0, "smem_per_cta", "must be positive");
+  positive("num_splits", w.num_splits);
+  if (m.bytes("sram_bytes", w.sram_bytes)) m.check(w.sram_bytes > 0, "sram_bytes", "must be positive");
+  m.boolean("functional", w.functional);
+  m.u64("seed", w.seed);
+  if (m.bytes("working_set_bytes", w.working_set_bytes))
+    m.check(w.working_set_bytes > 0, "working_set_bytes", "must be positive");
+  positive("loads", w.loads);
+  positive("programs", w.programs);
+  if (m.bytes("bytes_per_step", w.bytes_per_step)) m.check(w.bytes_per_step > 0, "bytes_per_step", "must be positive");
+  if (m.bytes("total_bytes", w.total_bytes)) m.check(w.total_bytes > 0, "total_bytes", "must be positive");
+
+  // Cross-field rules.
+  if (!has_kv || w.kv_heads == 0) w.kv_heads = w.heads;
+  if (w.kv_heads > 0 && w.heads > 0)
+    m.check(w.heads % w.kv_heads == 0, has_kv ? "kv_heads" : "heads",
+            "heads (" + std::to_string(w.heads) + ") must be a multiple of kv_heads (" + std::to_string(w.kv_heads) + ")");
+  // Every tensor's byte count must fit in 64 bits: Q/O (seq_q x d), K/V (seq_kv x d), S/P (seq_q x seq_kv).
+  std::uint64_t bh = 0, q = 0, kv = 0, s = 0, t = 0;
+  const bool fits = mul(w.batch, w.heads, bh) && mul(bh, w.value_bytes(), bh) && mul(bh, w.seq_q, q) &&
+                    mul(q, w.head_dim, t) && mul(bh, w.seq_kv, kv) && mul(kv, w.head_dim, t) && mul(q, w.seq_kv, s);
+  const char* size_key = m.has("seq_q") ? "seq_q" : m.has("seq") ? "seq" : "batch";
+  m.check(fits, size_key, "batch x heads x sequence lengths x head_dim x bytes per value overflows 64 bits");
+  m.finish();
+  return w;
+}
+
+core::Workload parse_workload_node(const YAML::Node& node, const std::string& file) {
+  YamlReader reader(file);
+  core::Workload w = parse_workload_node(node, reader);
+  reader.throw_if_problems();
+  return w;
+}
+
+void apply_workload_overrides(YAML::Node& node, const std::vector<Override>& overrides, YamlReader& reader) {
+  for (const auto& o : overrides) {
+    if (o.key == "seq" && node.IsMap()) {
+      node.remove("seq_q");
+      node.remove("seq_kv");
+    }
+    apply_overrides(node, {o}, reader);
+  }
+}
+
+core::Workload load_workload_file(const std::string& path, const std::vector<Override>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::BadFile&) {
+    throw core::ConfigError(core::ConfigProblem{path, 0, "", "workload file not found or unreadable"});
+  } catch (const YAML::ParserException& e) {
+    throw core::ConfigError(core::ConfigProblem{path, e.mark.line + 1, "", "malformed YAML: " + e.msg});
+  }
+  YamlReader reader(path);
+  if (root.IsNull() && !overrides.empty()) root = YAML::Node(YAML::NodeType::Map);
+  apply_workload_overrides(root, overrides, reader);
+  core::Workload w = parse_workload_node(root, reader);
+  reader.throw_if_problems();
+  return w;
+}
+
+core::Workload workload_for_kernel(const std::string& kernel, const std::vector<Override>& overrides) {
+  YAML::Node root(YAML::NodeType::Map);
+  root["kernel"] = kernel;
+  YamlReader reader("--kernel");
+  apply_workload_overrides(root, overrides, reader);
+  core::Workload w = parse_workload_node(root, reader);
+  reader.throw_if_problems();
+  return w;
+}
+
+std::string workload_to_yaml(const core::Workload& w) {
+  std::ostringstream o;
+  o << "kernel: " << w.kernel << "\n"
+    << "batch: " << w.batch << "\n"
+    << "heads: " << w.heads << "\n"
+    << "kv_heads: " << (w.kv_heads ? w.kv_heads : w.heads) << "\n"
+    << "seq_q: " << w.seq_q << "\n"
+    << "seq_kv: " << w.seq_kv << "\n"
+    << "head_dim: " << w.head_dim << "\n"
+    << "dtype: " << core::to_string(w.dtype) << "\n"
+    << "causal: " << (w.causal ? "true" : "false") << "\n"
+    << "pass: " << core::to_string(w.pass) << "\n"
+    << "cta_order: " << core::to_string(w.cta_order) << "\n"
+    << "functional: " << (w.functional ? "true" : "false") << "\n"
+    << "seed: " << w.seed << "\n";
+  // Zero means "the kernel's default" and is written by leaving the key out.
+  auto opt = [&](const char* key, std::uint64_t v) {
+    if (v) o << key << ": " << v << "\n";
+  };
+  opt("block_m", w.block_m);
+  opt("block_n", w.block_n);
+  opt("block_k", w.block_k);
+  opt("warps", w.warps);
+  opt("stages", w.stages);
+  opt("regs_per_thread", w.regs_per_thread);
+  opt("smem_per_cta", w.smem_per_cta);
+  opt("num_splits", w.num_splits);
+  opt("sram_bytes", w.sram_bytes);
+  opt("working_set_bytes", w.working_set_bytes);
+  opt("loads", w.loads);
+  opt("programs", w.programs);
+  opt("bytes_per_step", w.bytes_per_step);
+  opt("total_bytes", w.total_bytes);
+  return o.str();
+}
+
+}  // namespace attnsim::config

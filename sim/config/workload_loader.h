@@ -1,0 +1,39 @@
+// Workloads: YAML mappings of the workload keys in ARCHITECTURE.md -> validated core::Workload
+// (unknown keys with a suggestion, types, zero sizes, heads % kv_heads, 64-bit overflow) and
+// back to YAML text. Kernel-specific limits (tiles that fit) are checked by the kernels.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/config/overrides.h"
+#include "sim/config/yaml_reader.h"
+#include "sim/core/workload.h"
+
+namespace attnsim::config {
+
+// Kernel names a workload may ask for.
+const std::vector<std::string>& known_kernel_names();
+
+// A workload file (a YAML mapping of workload keys) with --set overrides applied before
+// validation. Throws core::ConfigError with every problem.
+core::Workload load_workload_file(const std::string& path, const std::vector<Override>& overrides = {});
+
+// The defaults for `kernel` with overrides applied (for `run --kernel NAME`).
+core::Workload workload_for_kernel(const std::string& kernel, const std::vector<Override>& overrides = {});
+
+// Validates a workload mapping; `file` names it in messages. Throws core::ConfigError.
+core::Workload parse_workload_node(const YAML::Node& node, const std::string& file);
+// The same, recording problems in `reader` instead of throwing.
+core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader);
+
+// Applies overrides to a workload mapping; "seq" also drops seq_q/seq_kv already there.
+void apply_workload_overrides(YAML::Node& node, const std::vector<Override>& overrides, YamlReader& reader);
+
+// The resolved workload as YAML (every key, kv_heads resolved); parse_workload_node reads it
+// back to an equal workload.
+std::string workload_to_yaml(const core::Workload& w);
+
+}  // namespace attnsim::config

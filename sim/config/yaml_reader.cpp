@@ -1,0 +1,183 @@
+#include "sim/config/yaml_reader.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+namespace attnsim::config {
+
+YamlReader::YamlReader(std::string file, std::string set_prefix)
+    : file_(std::move(file)), set_prefix_(std::move(set_prefix)) {}
+
+void YamlReader::mark_overridden(const std::string& key_path) { overridden_.insert(key_path); }
+
+bool YamlReader::overridden(const std::string& key_path) const {
+  // A problem below an overridden key (a list element, a sub-key) belongs to the override too.
+  for (const auto& k : overridden_)
+    if (key_path == k || key_path.rfind(k + ".", 0) == 0 || key_path.rfind(k + "[", 0) == 0) return true;
+  return false;
+}
+
+void YamlReader::problem(const YAML::Node& node, const std::string& key_path, const std::string& message) {
+  problem_at_line(line_of(node), key_path, message);
+}
+
+void YamlReader::problem_at_line(int line, const std::string& key_path, const std::string& message) {
+  if (overridden(key_path)) {
+    problems_.push_back({"", 0, "--set " + set_prefix_ + key_path, message});
+  } else {
+    problems_.push_back({file_, line, key_path, message});
+  }
+}
+
+int YamlReader::line_of(const YAML::Node& node) {
+  if (!node.IsDefined()) return 0;
+  const YAML::Mark m = node.Mark();
+  return m.line >= 0 ? m.line + 1 : 0;
+}
+
+std::string YamlReader::node_kind(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Null: return "nothing (null)";
+    case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
+    case YAML::NodeType::Undefined: break;
+  }
+  return "nothing";
+}
+
+namespace {
+
+// Parses a whole string as an unsigned decimal integer; false on anything else or overflow.
+bool parse_unsigned(const std::string& s, std::uint64_t& out, bool& overflow) {
+  overflow = false;
+  if (s.empty()) return false;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  if (ec == std::errc::result_out_of_range) {
+    overflow = true;
+    return false;
+  }
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+bool looks_negative_number(const std::string& s) {
+  return s.size() > 1 && s[0] == '-' && (std::isdigit(static_cast<unsigned char>(s[1])) || s[1] == '.');
+}
+
+}  // namespace
+
+std::optional<std::string> YamlReader::as_string(const YAML::Node& node, const std::string& key_path) {
+  if (!node.IsScalar()) {
+    problem(node, key_path, "expected a string, got " + node_kind(node));
+    return std::nullopt;
+  }
+  return node.Scalar();
+}
+
+std::optional<std::uint64_t> YamlReader::as_u64(const YAML::Node& node, const std::string& key_path) {
+  if (!node.IsScalar()) {
+    problem(node, key_path, "expected a non-negative integer, got " + node_kind(node));
+    return std::nullopt;
+  }
+  const std::string& s = node.Scalar();
+  std::uint64_t v = 0;
+  bool overflow = false;
+  if (parse_unsigned(s, v, overflow)) return v;
+  if (overflow) {
+    problem(node, key_path, "'" + s + "' does not fit in 64 bits");
+  } else if (looks_negative_number(s)) {
+    problem(node, key_path, "must not be negative, got " + s);
+  } else {
+    problem(node, key_path, "expected a non-negative integer, got '" + s + "'");
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> YamlReader::as_i64(const YAML::Node& node, const std::string& key_path) {
+  if (node.IsScalar()) {
+    const std::string& s = node.Scalar();
+    std::int64_t v = 0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc() && ptr == s.data() + s.size() && !s.empty()) return v;
+  }
+  problem(node, key_path, "expected an integer, got " + node_kind(node));
+  return std::nullopt;
+}
+
+std::optional<double> YamlReader::as_double(const YAML::Node& node, const std::string& key_path) {
+  if (node.IsScalar()) {
+    const std::string& s = node.Scalar();
+    double v = 0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec == std::errc() && ptr == s.data() + s.size() && !s.empty() && std::isfinite(v)) return v;
+  }
+  problem(node, key_path, "expected a number, got " + node_kind(node));
+  return std::nullopt;
+}
+
+std::optional<bool> YamlReader::as_bool(const YAML::Node& node, const std::string& key_path) {
+  if (node.IsScalar()) {
+    const std::string& s = node.Scalar();
+    if (s == "true" || s == "True" || s == "TRUE") return true;
+    if (s == "false" || s == "False" || s == "FALSE") return false;
+  }
+  problem(node, key_path, "expected true or false, got " + node_kind(node));
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> YamlReader::as_bytes(const YAML::Node& node, const std::string& key_path) {
+  if (!node.IsScalar()) {
+    problem(node, key_path, "expected a byte count, got " + node_kind(node));
+    return std::nullopt;
+  }
+  const std::string& s = node.Scalar();
+  std::uint64_t v = 0;
+  bool overflow = false;
+  if (parse_unsigned(s, v, overflow)) return v;
+  if (overflow) {
+    problem(node, key_path, "'" + s + "' does not fit in 64 bits");
+    return std::nullopt;
+  }
+  if (looks_negative_number(s)) {
+    problem(node, key_path, "must not be negative, got " + s);
+    return std::nullopt;
+  }
+  // "<number> <unit>"
+  static const std::pair<const char*, double> kUnits[] = {
+      {"B", 1.0},          {"KiB", 1024.0},  {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+      {"KB", 1e3},         {"MB", 1e6},      {"GB", 1e9},        {"TB", 1e12}};
+  const auto space = s.find_first_of(' ');
+  if (space != std::string::npos) {
+    const std::string number = s.substr(0, space);
+    const std::string unit = s.substr(s.find_first_not_of(' ', space));
+    double x = 0;
+    const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), x);
+    if (ec == std::errc() && ptr == number.data() + number.size() && x >= 0) {
+      for (const auto& [name, scale] : kUnits) {
+        if (unit != name) continue;
+        const double bytes = x * scale;
+        if (bytes >= 18446744073709551616.0) {
+          problem(node, key_path, "'" + s + "' does not fit in 64 bits");
+          return std::nullopt;
+        }
+        if (bytes != std::floor(bytes)) {
+          problem(node, key_path, "'" + s + "' is not a whole number of bytes");
+          return std::nullopt;
+        }
+        return static_cast<std::uint64_t>(bytes);
+      }
+    }
+  }
+  problem(node, key_path,
+          "expected a byte count (an integer, or a number with unit B, KiB, MiB, GiB, KB, MB, GB), got '" + s + "'");
+  return std::nullopt;
+}
+
+void YamlReader::throw_if_problems() const {
+  if (!problems_.empty()) throw core::ConfigError(problems_);
+}
+
+}  // namespace attnsim::config

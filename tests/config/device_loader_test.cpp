@@ -1,0 +1,170 @@
+// Device presets load, match their published sources, round-trip through YAML, and the
+// lookup and --set overrides behave as documented.
+#include "sim/config/device_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "sim/core/errors.h"
+
+namespace attnsim::config {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kPresets[] = {"a100-40gb", "a100-80gb", "h100-sxm", "h200", "teaching", "scratchpad-accel"};
+
+TEST(DeviceLoader, EveryPresetLoads) {
+  for (const char* name : kPresets) {
+    const auto d = load_device(name);
+    EXPECT_EQ(d.name, name);
+    EXPECT_FALSE(d.source_file.empty());
+  }
+}
+
+TEST(DeviceLoader, PresetNamesListEveryPreset) {
+  const auto names = device_preset_names();
+  for (const char* name : kPresets) EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+}
+
+TEST(DeviceLoader, H200MatchesDriverReportedAttributes) {
+  // Numbers from reference/h200/microbench.json device_attributes.
+  const auto d = load_device("h200");
+  EXPECT_EQ(d.sm.count, 132u);
+  EXPECT_EQ(d.l2.capacity_bytes, 62914560u);
+  EXPECT_EQ(d.sm.shared_mem_per_sm_bytes, 233472u);
+  EXPECT_EQ(d.sm.shared_mem_per_block_optin_bytes, 232448u);
+  EXPECT_EQ(d.sm.shared_mem_reserved_per_block_bytes, 1024u);
+  EXPECT_EQ(d.sm.registers_per_sm, 65536u);
+  EXPECT_EQ(d.sm.max_blocks_per_sm, 32u);
+  EXPECT_EQ(d.sm.max_warps_per_sm, 64u);
+  EXPECT_DOUBLE_EQ(d.clock_ghz, 1.98);
+  EXPECT_EQ(d.compute_capability, 90u);
+}
+
+TEST(DeviceLoader, A100CarveoutsFollowTheTuningGuide) {
+  const auto d = load_device("a100-40gb");
+  const std::vector<core::Bytes> kib = {0, 8, 16, 32, 64, 100, 132, 164};
+  ASSERT_EQ(d.sm.shared_mem_carveouts_bytes.size(), kib.size());
+  for (std::size_t i = 0; i < kib.size(); ++i) EXPECT_EQ(d.sm.shared_mem_carveouts_bytes[i], kib[i] * 1024);
+  EXPECT_EQ(d.sm.count, 108u);
+  EXPECT_DOUBLE_EQ(d.hbm.bandwidth_gbps, 1555);
+}
+
+TEST(DeviceLoader, ScratchpadPresetHasNoL2) {
+  const auto d = load_device("scratchpad-accel");
+  EXPECT_EQ(d.kind, core::DeviceKind::kScratchpad);
+  EXPECT_EQ(d.l2.capacity_bytes, 0u);
+  EXPECT_GT(d.scratchpad.sram_bytes_per_core, 0u);
+  EXPECT_GT(d.scratchpad.dma_engines, 0u);
+}
+
+TEST(DeviceLoader, TeachingDeviceIsOneByteOfBandwidthPerGbps) {
+  const auto d = load_device("teaching");
+  EXPECT_DOUBLE_EQ(d.gbps_to_bytes_per_cycle(d.hbm.bandwidth_gbps), 64.0);
+  EXPECT_EQ(d.l2.line_bytes, 128u);
+  EXPECT_EQ(d.l2.sector_bytes, 32u);
+}
+
+TEST(DeviceLoader, EveryPresetRoundTripsThroughYaml) {
+  for (const char* name : kPresets) {
+    const auto d = load_device(name);
+    const std::string text = device_to_yaml(d);
+    const fs::path tmp = fs::temp_directory_path() / ("attnsim_rt_" + std::string(name) + ".yaml");
+    std::ofstream(tmp) << text;
+    const auto back = load_device(tmp.string());
+    fs::remove(tmp);
+    EXPECT_EQ(device_to_yaml(back), text) << name;
+    EXPECT_EQ(back.sm.shared_mem_carveouts_bytes, d.sm.shared_mem_carveouts_bytes);
+    EXPECT_DOUBLE_EQ(back.clock_ghz, d.clock_ghz);
+  }
+}
+
+TEST(DeviceLoader, OverrideTurnsL2Off) {
+  const auto d = load_device("h200", {{"l2.capacity_bytes", "0"}});
+  EXPECT_EQ(d.l2.capacity_bytes, 0u);
+  EXPECT_EQ(d.sm.count, 132u);
+}
+
+TEST(DeviceLoader, OverrideAcceptsUnitSizes) {
+  const auto d = load_device("teaching", {{"l2.capacity_bytes", "1 MiB"}});
+  EXPECT_EQ(d.l2.capacity_bytes, 1048576u);
+}
+
+TEST(DeviceLoader, BadOverrideIsLocatedAtSet) {
+  try {
+    load_device("h200", {{"l2.line_bytes", "100"}});
+    FAIL();
+  } catch (const core::ConfigError& e) {
+    ASSERT_EQ(e.problems().size(), 1u);
+    EXPECT_EQ(e.problems()[0].key_path, "--set device.l2.line_bytes");
+    EXPECT_NE(std::string(e.what()).find("power of two"), std::string::npos);
+  }
+}
+
+TEST(DeviceLoader, UnknownOverrideKeySuggestsClosest) {
+  try {
+    load_device("h200", {{"l2.capacty_bytes", "0"}});
+    FAIL();
+  } catch (const core::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("--set device.l2.capacty_bytes: unknown key (did you mean 'capacity_bytes'?)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(DeviceLoader, UnknownPresetListsAvailableOnes) {
+  try {
+    load_device("h300");
+    FAIL();
+  } catch (const core::ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("unknown device preset 'h300'"), std::string::npos);
+    EXPECT_NE(m.find("h200"), std::string::npos);
+    EXPECT_NE(m.find("a100-40gb"), std::string::npos);
+  }
+}
+
+TEST(DeviceLoader, MissingFileIsConfigError) {
+  EXPECT_THROW(load_device("/nonexistent/dev.yaml"), core::ConfigError);
+}
+
+TEST(DeviceLoader, ConfigDirEnvironmentTakesPrecedence) {
+  const fs::path dir = fs::temp_directory_path() / "attnsim_cfgdir_test";
+  fs::create_directories(dir / "devices");
+  std::string text = device_to_yaml(load_device("teaching"));
+  text.replace(text.find("name: \"teaching\""), 16, "name: \"mine\"");
+  std::ofstream(dir / "devices" / "teaching.yaml") << text;
+  setenv("ATTNSIM_CONFIG_DIR", dir.c_str(), 1);
+  const auto d = load_device("teaching");
+  unsetenv("ATTNSIM_CONFIG_DIR");
+  fs::remove_all(dir);
+  EXPECT_EQ(d.name, "mine");
+}
+
+TEST(DeviceLoader, EveryPresetNumberCarriesASourceComment) {
+  for (const char* name : kPresets) {
+    std::ifstream in(std::string(ATTNSIM_SOURCE_DIR) + "/configs/devices/" + name + ".yaml");
+    ASSERT_TRUE(in.good()) << name;
+    std::string line, previous;
+    int n = 0;
+    for (; std::getline(in, line); previous = line) {
+      ++n;
+      const auto colon = line.find(':');
+      if (line.empty() || line.find_first_not_of(' ') == std::string::npos || line[line.find_first_not_of(' ')] == '#')
+        continue;
+      const std::string value = line.substr(colon + 1);
+      const bool is_section = value.find_first_not_of(' ') == std::string::npos;
+      if (is_section || line.rfind("name:", 0) == 0) continue;
+      const bool commented_above = previous.find_first_not_of(' ') != std::string::npos &&
+                                   previous[previous.find_first_not_of(' ')] == '#';
+      EXPECT_TRUE(line.find('#') != std::string::npos || commented_above) << name << ".yaml:" << n << " has no source comment";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attnsim::config
