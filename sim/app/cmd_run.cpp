@@ -1,9 +1,54 @@
-// PLACEHOLDER: replaced by the subcommand's implementation.
-#include "sim/app/commands.h"
+// `attnsim run`: one simulation of one workload on one device; a text report, --json, --out.
+#include <iostream>
+
+#include "sim/app/cli_common.h"
+#include "sim/app/command_line.h"
+#include "sim/app/run_pipeline.h"
+#include "sim/config/config.h"
 #include "sim/core/errors.h"
+#include "sim/io/h5_results_writer.h"
+#include "sim/io/provenance.h"
+#include "sim/io/run_json.h"
+#include "sim/io/run_summary.h"
 
 namespace attnsim::app {
 
-int cmd_run(const Args&, std::ostream&) { throw core::SimError("'run' is not implemented yet"); }
+int cmd_run(const Args& args, std::ostream& out) {
+  po::options_description desc("attnsim run options");
+  std::string device_name, workload_file, kernel, out_path;
+  std::vector<std::string> sets;
+  desc.add_options()
+      ("device", po::value(&device_name)->required(), "device preset name (a100-40gb, a100-80gb, h100-sxm, h200, teaching, scratchpad-accel) or a device YAML path")
+      ("workload", po::value(&workload_file), "workload YAML file (keys as in ARCHITECTURE.md)")
+      ("kernel", po::value(&kernel), "kernel name instead of a workload file: standard, flash1, flash2, flash_decode, pointer_chase, stream_read")
+      ("set", po::value(&sets)->composing(), "override KEY=VALUE (repeatable); device.<path>=VALUE overrides the device, e.g. --set device.l2.capacity_bytes=0")
+      ("out", po::value(&out_path), "write the result to this HDF5 file (docs/hdf5-schema.md)")
+      ("json", po::bool_switch(), "print the result as one JSON object instead of the text report");
+  po::variables_map vm;
+  if (!parse_options(args, "attnsim run --device DEV (--workload FILE | --kernel NAME) [--set key=value]... [--out FILE.h5] [--json]",
+                     desc, vm, out))
+    return 0;
+  if (workload_file.empty() == kernel.empty())
+    throw core::ConfigError(core::ConfigProblem{"", 0, "--workload/--kernel", "give exactly one of --workload FILE or --kernel NAME"});
+
+  std::vector<config::Override> workload_overrides, device_overrides;
+  config::split_overrides(config::parse_overrides(sets), workload_overrides, device_overrides);
+  core::DeviceSpec device = config::load_device(device_name, device_overrides);
+  core::Workload workload = workload_file.empty()
+                                ? config::workload_for_kernel(kernel, workload_overrides)
+                                : config::load_workload_file(workload_file, workload_overrides);
+
+  core::RunResult result = run_workload(workload, device);
+
+  if (!out_path.empty())
+    io::write_run_h5(out_path, result, device, io::Provenance::current(command_line("run", args)));
+  if (vm["json"].as<bool>()) {
+    io::write_run_json(result, device, out);
+  } else {
+    io::print_run_summary(result, device, out);
+    if (!out_path.empty()) out << "wrote " << out_path << "\n";
+  }
+  return 0;
+}
 
 }  // namespace attnsim::app

@@ -1,27 +1,29 @@
 #include "sim/core/errors.h"
 
+#include <sstream>
+
 namespace attnsim::core {
 
 std::string ConfigProblem::format() const {
-  std::string out;
+  std::ostringstream out;
   if (!file.empty()) {
-    out += file;
-    if (line > 0) out += ":" + std::to_string(line);
-    out += ": ";
+    out << file;
+    if (line > 0) out << ':' << line;
+    out << ": ";
   }
-  if (!key_path.empty()) out += key_path + ": ";
-  out += message;
-  return out;
+  if (!key_path.empty()) out << key_path << ": ";
+  out << message;
+  return out.str();
 }
 
 namespace {
 std::string join(const std::vector<ConfigProblem>& problems) {
-  std::string out;
-  for (const auto& p : problems) {
-    if (!out.empty()) out += "\n";
-    out += p.format();
+  std::ostringstream out;
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    if (i) out << '\n';
+    out << problems[i].format();
   }
-  return out;
+  return out.str();
 }
 }  // namespace
 
