@@ -1,0 +1,153 @@
+// Closed forms against hand derivations: FlashAttention's Theorem 2 accounting, the published
+// GPT-2 medium figures (reference/published.md), and brute-force block enumerations.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "sim/core/io_counts.h"
+
+namespace attnsim::core {
+namespace {
+
+Bytes total(const std::vector<LaunchTraffic>& v) {
+  Bytes s = 0;
+  for (const auto& l : v) s += l.traffic.total_read() + l.traffic.total_write();
+  return s;
+}
+
+const TensorBytes& of(const std::vector<LaunchTraffic>& v, const std::string& launch, Tensor t) {
+  for (const auto& l : v)
+    if (l.kernel_name == launch) return l.traffic[t];
+  static TensorBytes none;
+  ADD_FAILURE() << "no launch " << launch;
+  return none;
+}
+
+Workload gpt2_medium(const std::string& kernel) {
+  Workload w;
+  w.kernel = kernel;
+  w.batch = 64;
+  w.heads = 16;
+  w.kv_heads = 16;
+  w.seq_q = w.seq_kv = 1024;
+  w.head_dim = 64;
+  w.dtype = DType::kFp16;
+  return w;
+}
+
+// published.md: Algorithms 0 + 3 (standard forward + backward) move about 25.2 GB for GPT-2
+// medium: 11 N² + 12 N d values per head (forward 4N² + 4Nd, backward 7N² + 8Nd). With tiles
+// covering whole matrices there is no re-reading.
+TEST(IoCounts, StandardFwdBwdWithWholeMatrixTilesIsElevenNSquaredPlusTwelveNd) {
+  Workload w = gpt2_medium("standard");
+  w.pass = Pass::kFwdBwd;
+  w.block_m = w.block_n = w.block_k = 1024;
+  const Bytes per_head = (11ull * 1024 * 1024 + 12ull * 1024 * 64) * 2;
+  EXPECT_EQ(total(closed_form_traffic(w)), per_head * 64 * 16);
+  EXPECT_NEAR(total(closed_form_traffic(w)) / 1e9, 25.2, 0.05);
+}
+
+// Theorem 2 / Appendix C: K, V read once; Q, O, m, ℓ read (and O, m, ℓ written) once per outer
+// step, T_c = ceil(N / B_c) = 3 for B_c = 384. Plus the initialisation of O, ℓ, m.
+TEST(IoCounts, Flash1ReadsQAndOncePerOuterStep) {
+  Workload w = gpt2_medium("flash1");
+  w.block_m = 64;
+  w.block_n = 384;
+  const auto t = closed_form_traffic(w);
+  const Bytes nd = 64ull * 16 * 1024 * 64 * 2, n4 = 64ull * 16 * 1024 * 4;
+  EXPECT_EQ(of(t, "flash1_fwd", Tensor::kQ).read, 3 * nd);
+  EXPECT_EQ(of(t, "flash1_fwd", Tensor::kO), (TensorBytes{3 * nd, 3 * nd}));
+  EXPECT_EQ(of(t, "flash1_fwd", Tensor::kM), (TensorBytes{3 * n4, 3 * n4}));
+  EXPECT_EQ(of(t, "flash1_fwd", Tensor::kK).read, nd);
+  EXPECT_EQ(of(t, "flash1_init", Tensor::kO).write, nd);
+}
+
+// FA-2 forward reads Q once, K and V once per query block, writes O once.
+TEST(IoCounts, Flash2ReadsKAndVOncePerQueryBlock) {
+  Workload w = gpt2_medium("flash2");
+  w.block_m = 128;
+  w.block_n = 128;
+  const auto t = closed_form_traffic(w);
+  const Bytes nd = 64ull * 16 * 1024 * 64 * 2;
+  EXPECT_EQ(of(t, "flash2_fwd", Tensor::kQ).read, nd);
+  EXPECT_EQ(of(t, "flash2_fwd", Tensor::kK).read, 8 * nd);
+  EXPECT_EQ(of(t, "flash2_fwd", Tensor::kO).write, nd);
+  EXPECT_EQ(of(t, "flash2_fwd", Tensor::kLse).write, 0u);
+}
+
+// Causal, ragged: enumerate blocks by hand (keys j·B_n < row_end + offset) and compare.
+TEST(IoCounts, Flash2CausalKeyReadsEqualBlockEnumeration) {
+  for (std::uint64_t nq : {37, 100, 128, 1000})
+    for (std::uint64_t extra : {0, 13, 64})
+      for (std::uint64_t bm : {16, 48, 64})
+        for (std::uint64_t bn : {16, 40, 128}) {
+          Workload w;
+          w.kernel = "flash2";
+          w.heads = w.kv_heads = 1;
+          w.seq_q = nq;
+          w.seq_kv = nq + extra;
+          w.head_dim = 8;
+          w.dtype = DType::kFp32;
+          w.causal = true;
+          w.block_m = bm;
+          w.block_n = bn;
+          Bytes keys = 0;
+          for (std::uint64_t row0 = 0; row0 < nq; row0 += bm) {
+            const std::uint64_t end = std::min(nq, row0 + bm) + extra;  // last key seen + 1
+            for (std::uint64_t k0 = 0; k0 < end; k0 += bn) keys += std::min(bn, w.seq_kv - k0);
+          }
+          EXPECT_EQ(of(closed_form_traffic(w), "flash2_fwd", Tensor::kK).read, keys * 8 * 4)
+              << "nq " << nq << " extra " << extra << " bm " << bm << " bn " << bn;
+        }
+}
+
+// Causal standard: S tiles right of the diagonal are skipped, so S shrinks to about half.
+TEST(IoCounts, StandardCausalScoreWritesEqualTileEnumeration) {
+  Workload w;
+  w.kernel = "standard";
+  w.heads = w.kv_heads = 1;
+  w.seq_q = w.seq_kv = 1000;
+  w.head_dim = 64;
+  w.causal = true;
+  w.block_m = 128;
+  w.block_n = 96;
+  w.block_k = 64;
+  Bytes s = 0;
+  for (std::uint64_t r0 = 0; r0 < 1000; r0 += 128)
+    for (std::uint64_t c0 = 0; c0 < std::min<std::uint64_t>(1000, r0 + 128); c0 += 96)
+      s += std::min<std::uint64_t>(128, 1000 - r0) * std::min<std::uint64_t>(96, 1000 - c0) * 2;
+  EXPECT_EQ(of(closed_form_traffic(w), "standard_qk", Tensor::kS).write, s);
+}
+
+// GQA: compulsory K/V bytes are those of the KV heads; all-access bytes those of the query heads.
+TEST(IoCounts, GqaCompulsoryKvBytesCountKvHeadsOnly) {
+  Workload w = gpt2_medium("flash2");
+  w.kv_heads = 2;
+  w.block_m = 128;
+  w.block_n = 128;
+  const Bytes kv_nd = 64ull * 2 * 1024 * 64 * 2;
+  EXPECT_EQ(of(compulsory_traffic(w), "flash2_fwd", Tensor::kK).read, kv_nd);
+  EXPECT_EQ(of(closed_form_traffic(w), "flash2_fwd", Tensor::kK).read, kv_nd * 8 * 8);
+}
+
+// Split-KV: Q read once per split; partials are fp32.
+TEST(IoCounts, FlashDecodePartialsScaleWithSplits) {
+  Workload w;
+  w.kernel = "flash_decode";
+  w.batch = 8;
+  w.heads = 32;
+  w.kv_heads = 32;
+  w.seq_q = 1;
+  w.seq_kv = 4096;
+  w.head_dim = 128;
+  w.block_n = 128;
+  w.num_splits = 4;
+  const auto t = closed_form_traffic(w);
+  EXPECT_EQ(of(t, "flash_decode_split", Tensor::kQ).read, 8ull * 32 * 4 * 128 * 2);
+  EXPECT_EQ(of(t, "flash_decode_split", Tensor::kOPartial).write, 8ull * 32 * 4 * 128 * 4);
+  EXPECT_EQ(of(t, "flash_decode_combine", Tensor::kO).write, 8ull * 32 * 128 * 2);
+  EXPECT_EQ(of(t, "flash_decode_split", Tensor::kK).read, 8ull * 32 * 4096 * 128 * 2);
+}
+
+}  // namespace
+}  // namespace attnsim::core
