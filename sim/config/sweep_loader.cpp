@@ -1,0 +1,325 @@
+#include "sim/config/sweep_loader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "sim/config/yaml_reader.h"
+#include "sim/core/errors.h"
+
+namespace attnsim::config {
+
+namespace {
+
+const std::set<std::string> kWorkloadKeys = {
+    "kernel",     "batch",        "heads",           "kv_heads",     "seq",        "seq_q",
+    "seq_kv",     "head_dim",     "dtype",           "causal",       "pass",       "block_m",
+    "block_n",    "block_k",      "warps",           "stages",       "cta_order",  "regs_per_thread",
+    "smem_per_cta", "num_splits", "sram_bytes",      "functional",   "seed",       "working_set_bytes",
+    "loads",      "programs",     "bytes_per_step",  "total_bytes"};
+const std::set<std::string> kTopKeys = {"name", "device", "set", "base", "axes", "derived", "constraints"};
+
+bool is_param_key(const std::string& k) {
+  return kWorkloadKeys.count(k) || k == "device" || (k.rfind("device.", 0) == 0 && k.size() > 7);
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+class Parser {
+ public:
+  Parser(const std::string& text, const std::string& file) : reader_(file) {
+    spec_.file = file;
+    spec_.text = text;
+  }
+
+  SweepSpec run() {
+    YAML::Node root;
+    try {
+      root = YAML::Load(spec_.text);
+    } catch (const YAML::Exception& e) {
+      reader_.problem_at_line(e.mark.line + 1, "", "not valid YAML: " + e.msg);
+      reader_.throw_if_problems();
+    }
+    if (!root.IsMap()) {
+      reader_.problem(root, "", "a sweep file must be a mapping (base, device, axes, ...)");
+      reader_.throw_if_problems();
+    }
+    std::set<std::string> seen;
+    for (const auto& kv : root) {
+      const std::string key = kv.first.Scalar();
+      if (!seen.insert(key).second) {
+        reader_.problem(kv.first, key, "duplicate key");
+        continue;
+      }
+      if (!kTopKeys.count(key)) {
+        reader_.problem(kv.first, key, "unknown key (expected one of: axes, base, constraints, derived, device, name, set)");
+        continue;
+      }
+      const YAML::Node& v = kv.second;
+      if (key == "name") spec_.name = reader_.as_string(v, key).value_or("");
+      else if (key == "device") spec_.device = reader_.as_string(v, key).value_or("");
+      else if (key == "base") parse_base(v);
+      else if (key == "set") parse_set(v);
+      else if (key == "axes") parse_axes(v);
+      else if (key == "derived") parse_derived(v);
+      else parse_constraints(v);
+    }
+    if (spec_.device.empty() && !axis_keys_.count("device"))
+      reader_.problem_at_line(1, "device", "missing: give a device preset (or a 'device' axis)");
+    if (!spec_.base.IsDefined() || spec_.base.IsNull()) spec_.base = YAML::Node(YAML::NodeType::Map);
+    check_names();
+    reader_.throw_if_problems();
+    return std::move(spec_);
+  }
+
+ private:
+  void parse_base(const YAML::Node& v) {
+    if (!v.IsMap()) {
+      reader_.problem(v, "base", "expected a mapping of workload keys, got " + YamlReader::node_kind(v));
+      return;
+    }
+    std::set<std::string> seen;
+    for (const auto& kv : v) {
+      const std::string k = kv.first.Scalar();
+      if (!seen.insert(k).second) reader_.problem(kv.first, "base." + k, "duplicate key");
+      if (kv.second.IsScalar()) known_.insert(k);
+    }
+    spec_.base = YAML::Clone(v);
+  }
+
+  void parse_set(const YAML::Node& v) {
+    if (!v.IsMap()) {
+      reader_.problem(v, "set", "expected a mapping of key: value, got " + YamlReader::node_kind(v));
+      return;
+    }
+    std::set<std::string> seen;
+    for (const auto& kv : v) {
+      const std::string k = kv.first.Scalar();
+      if (!seen.insert(k).second) {
+        reader_.problem(kv.first, "set." + k, "duplicate key");
+        continue;
+      }
+      if (!is_param_key(k) || k == "device") {
+        reader_.problem(kv.first, "set." + k, "unknown key (expected a workload key or device.<path>)");
+        continue;
+      }
+      spec_.set.push_back({k, YAML::Dump(kv.second)});
+      known_.insert(k);
+    }
+  }
+
+  std::optional<SweepValue> scalar(const YAML::Node& n, const std::string& path) {
+    if (!n.IsScalar()) {
+      reader_.problem(n, path, "expected a scalar value, got " + YamlReader::node_kind(n));
+      return std::nullopt;
+    }
+    const std::string s = n.Scalar();
+    std::int64_t i = 0;
+    if (n.Tag() != "!" && YAML::convert<std::int64_t>::decode(n, i)) return SweepValue{i};
+    if (n.Tag() != "!" && (lower(s) == "true" || lower(s) == "false")) return SweepValue{lower(s) == "true"};
+    double d = 0;
+    if (n.Tag() != "!" && YAML::convert<double>::decode(n, d)) return SweepValue{d};
+    return SweepValue{s};
+  }
+
+  // A list, {start, stop, step} (stop inclusive) or {pow2: [lo, hi]} (powers of two lo..hi).
+  std::vector<SweepValue> axis_values(const YAML::Node& v, const std::string& path) {
+    std::vector<SweepValue> out;
+    if (v.IsSequence()) {
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (auto s = scalar(v[i], path + "[" + std::to_string(i) + "]")) out.push_back(*s);
+      if (v.size() == 0) reader_.problem(v, path, "empty axis: give at least one value");
+      return out;
+    }
+    if (v.IsMap() && v["pow2"]) {
+      if (v.size() != 1) reader_.problem(v, path, "pow2 takes no other keys");
+      const YAML::Node p = v["pow2"];
+      if (!p.IsSequence() || p.size() != 2) {
+        reader_.problem(p, path + ".pow2", "expected [lo, hi]");
+        return out;
+      }
+      auto lo = reader_.as_u64(p[0], path + ".pow2[0]");
+      auto hi = reader_.as_u64(p[1], path + ".pow2[1]");
+      if (!lo || !hi) return out;
+      const auto is_pow2 = [](std::uint64_t x) { return x && !(x & (x - 1)); };
+      if (!is_pow2(*lo) || !is_pow2(*hi)) reader_.problem(p, path + ".pow2", "lo and hi must be powers of two");
+      else if (*lo > *hi) reader_.problem(p, path + ".pow2", "lo must not exceed hi");
+      else
+        for (std::uint64_t x = *lo; x <= *hi && x != 0; x *= 2) out.push_back(SweepValue{static_cast<std::int64_t>(x)});
+      return out;
+    }
+    if (v.IsMap() && v["start"]) {
+      for (const auto& kv : v)
+        if (kv.first.Scalar() != "start" && kv.first.Scalar() != "stop" && kv.first.Scalar() != "step")
+          reader_.problem(kv.first, path + "." + kv.first.Scalar(), "unknown key (expected start, stop, step)");
+      const auto start = reader_.as_i64(v["start"], path + ".start");
+      if (!v["stop"]) reader_.problem(v, path + ".stop", "missing");
+      const auto stop = v["stop"] ? reader_.as_i64(v["stop"], path + ".stop") : std::optional<std::int64_t>();
+      const auto step = v["step"] ? reader_.as_i64(v["step"], path + ".step") : std::optional<std::int64_t>(1);
+      if (!start.has_value() || !stop.has_value() || !step.has_value()) return out;
+      const std::int64_t a = start.value(), b = stop.value(), d = step.value();
+      if (d <= 0) reader_.problem(v["step"], path + ".step", "must be positive");
+      else if (a > b) reader_.problem(v, path, "empty range: start > stop");
+      else if ((b - a) / d >= 1000000) reader_.problem(v, path, "range has more than 1,000,000 values");
+      else
+        for (std::int64_t x = a; x <= b; x += d) out.push_back(SweepValue{x});
+      return out;
+    }
+    reader_.problem(v, path, "expected a list, {start, stop, step} or {pow2: [lo, hi]}, got " + YamlReader::node_kind(v));
+    return out;
+  }
+
+  void add_axis(SweepAxisGroup& g, const YAML::Node& key_node, const YAML::Node& v, const std::string& prefix) {
+    const std::string k = key_node.Scalar();
+    const std::string path = prefix + k;
+    if (!is_param_key(k)) {
+      reader_.problem(key_node, path, "unknown axis (expected a workload key, 'device' or device.<path>)");
+      return;
+    }
+    if (!axis_keys_.insert(k).second) {
+      reader_.problem(key_node, path, "duplicate axis");
+      return;
+    }
+    known_.insert(k);
+    SweepAxis a{k, axis_values(v, path), YamlReader::line_of(key_node)};
+    g.axes.push_back(std::move(a));
+  }
+
+  void parse_axes(const YAML::Node& v) {
+    if (!v.IsMap()) {
+      reader_.problem(v, "axes", "expected a mapping of axis: values, got " + YamlReader::node_kind(v));
+      return;
+    }
+    for (const auto& kv : v) {
+      if (kv.first.Scalar() == "zip") {
+        if (!kv.second.IsMap() || kv.second.size() == 0) {
+          reader_.problem(kv.second, "axes.zip", "expected a non-empty mapping of axes that vary together");
+          continue;
+        }
+        SweepAxisGroup g;
+        for (const auto& z : kv.second) add_axis(g, z.first, z.second, "axes.zip.");
+        for (const auto& a : g.axes)
+          if (a.values.size() != g.axes[0].values.size())
+            reader_.problem_at_line(a.line, "axes.zip." + a.key,
+                                    "zipped axes need equal lengths (" + std::to_string(a.values.size()) + " vs " +
+                                        std::to_string(g.axes[0].values.size()) + " for " + g.axes[0].key + ")");
+        if (!g.axes.empty()) spec_.groups.push_back(std::move(g));
+        continue;
+      }
+      SweepAxisGroup g;
+      add_axis(g, kv.first, kv.second, "axes.");
+      if (!g.axes.empty()) spec_.groups.push_back(std::move(g));
+    }
+  }
+
+  void parse_derived(const YAML::Node& v) {
+    if (!v.IsMap()) {
+      reader_.problem(v, "derived", "expected a mapping of key: \"{expression}\", got " + YamlReader::node_kind(v));
+      return;
+    }
+    for (const auto& kv : v) {
+      const std::string k = kv.first.Scalar();
+      const std::string path = "derived." + k;
+      if (!is_param_key(k) || k == "device") {
+        reader_.problem(kv.first, path, "unknown key (expected a workload key or device.<path>)");
+        continue;
+      }
+      if (axis_keys_.count(k)) {
+        reader_.problem(kv.first, path, "duplicate: already an axis or derived value");
+        continue;
+      }
+      std::string s = kv.second.IsScalar() ? kv.second.Scalar() : "";
+      if (s.size() < 2 || s.front() != '{' || s.back() != '}') {
+        reader_.problem(kv.second, path, "expected a quoted \"{expression}\", e.g. \"{seq_q}\"");
+        continue;
+      }
+      try {
+        SweepExpression e(s.substr(1, s.size() - 2));
+        pending_.push_back({path, YamlReader::line_of(kv.second), e.names()});
+        spec_.derived.push_back({k, std::move(e), YamlReader::line_of(kv.second)});
+        axis_keys_.insert(k);
+        known_.insert(k);
+      } catch (const std::invalid_argument& e) {
+        reader_.problem(kv.second, path, e.what());
+      }
+    }
+  }
+
+  void parse_constraints(const YAML::Node& v) {
+    if (!v.IsSequence()) {
+      reader_.problem(v, "constraints", "expected a list of expressions, got " + YamlReader::node_kind(v));
+      return;
+    }
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::string path = "constraints[" + std::to_string(i) + "]";
+      auto s = reader_.as_string(v[i], path);
+      if (!s) continue;
+      try {
+        SweepExpression e(*s);
+        pending_.push_back({path, YamlReader::line_of(v[i]), e.names()});
+        spec_.constraints.push_back({std::move(e), YamlReader::line_of(v[i])});
+      } catch (const std::invalid_argument& e) {
+        reader_.problem(v[i], path, e.what());
+      }
+    }
+  }
+
+  // Every name an expression uses must be an axis, a derived value, a base or a set key.
+  void check_names() {
+    for (const auto& p : pending_)
+      for (const auto& n : p.names)
+        if (!known_.count(n))
+          reader_.problem_at_line(p.line, p.path, "unknown name '" + n + "' (not an axis, derived value, base or set key)");
+  }
+
+  struct Pending {
+    std::string path;
+    int line;
+    std::vector<std::string> names;
+  };
+  YamlReader reader_;
+  SweepSpec spec_;
+  std::set<std::string> axis_keys_;
+  std::set<std::string> known_;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace
+
+std::string sweep_value_yaml(const SweepValue& v) {
+  if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (const auto* d = std::get_if<double>(&v)) {
+    std::ostringstream s;
+    s.precision(17);
+    s << *d;
+    return s.str();
+  }
+  YAML::Emitter e;
+  e << std::get<std::string>(v);
+  return e.c_str();
+}
+
+std::size_t SweepSpec::point_count() const {
+  std::size_t n = 1;
+  for (const auto& g : groups) n *= g.size();
+  return n;
+}
+
+SweepSpec SweepLoader::load_text(const std::string& text, const std::string& file) {
+  return Parser(text, file).run();
+}
+
+SweepSpec SweepLoader::load_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::ConfigError(core::ConfigProblem{path, 0, "", "cannot open sweep file"});
+  std::ostringstream s;
+  s << in.rdbuf();
+  return load_text(s.str(), path);
+}
+
+}  // namespace attnsim::config
