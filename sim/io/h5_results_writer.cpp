@@ -55,6 +55,7 @@ void write_provenance(H5::H5File& f, const Provenance& p, bool complete) {
     B::set_attr(root, "sweep_file_text", p.sweep_text);
     B::set_attr(root, "sweep_hash", p.sweep_hash);
   }
+  if (!p.shard.empty()) B::set_attr(root, "shard", p.shard);
 }
 
 struct MetricRow {

@@ -17,6 +17,7 @@ struct Provenance {
   std::string created_by = "attnsim";
   std::string sweep_text;            // sweeps only: the sweep file as read
   std::string sweep_hash;            // sweeps only: content_hash(sweep_text)
+  std::string shard;                 // sharded sweeps only: "I/N"
 
   // Version and revision of this build (sim/core/version.h.in), with `command_line`.
   static Provenance current(std::string command_line);

@@ -1,0 +1,208 @@
+#include "sim/app/sweep_runner.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "sim/config/sweep_expander.h"
+#include "sim/core/errors.h"
+#include "sim/io/h5_results_reader.h"
+#include "sim/io/h5_results_writer.h"
+#include "sim/io/point_journal.h"
+
+namespace attnsim::app {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+io::PointRecord to_record(const config::SweepPoint& p) {
+  io::PointRecord r;
+  r.index = p.index;
+  for (const auto& [k, v] : p.params) r.params.push_back({k, std::visit([](const auto& x) { return io::Cell{x}; }, v)});
+  r.config_yaml = p.config_yaml;
+  if (!p.possible) {
+    r.status = io::kStatusImpossible;
+    r.reason = p.reason;
+  }
+  return r;
+}
+
+class Progress {
+ public:
+  Progress(std::ostream* out, bool terminal, std::uint64_t total, std::uint64_t already)
+      : out_(out), terminal_(terminal), total_(total), done_(already), start_(Clock::now()), first_(already) {}
+
+  void tick() {
+    ++done_;
+    if (!out_) return;
+    const double secs = std::chrono::duration<double>(Clock::now() - start_).count();
+    const double rate = secs > 0 ? static_cast<double>(done_ - first_) / secs : 0;
+    const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : 0;
+    char stats[96];
+    std::snprintf(stats, sizeof stats, "%llu/%llu  %.2f pt/s  ETA %.0fs", static_cast<unsigned long long>(done_),
+                  static_cast<unsigned long long>(total_), rate, eta);
+    if (terminal_) {
+      const int width = 30;
+      const int filled = total_ ? static_cast<int>(width * done_ / total_) : width;
+      *out_ << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
+            << std::string(static_cast<std::size_t>(width - filled), '.') << "] " << stats << std::flush;
+      if (done_ == total_) *out_ << "\n";
+    } else {
+      const std::uint64_t step = std::max<std::uint64_t>(1, total_ / 20);
+      if (done_ % step == 0 || done_ == total_) *out_ << "sweep: " << stats << "\n" << std::flush;
+    }
+  }
+
+ private:
+  std::ostream* out_;
+  bool terminal_;
+  std::uint64_t total_, done_;
+  Clock::time_point start_;
+  std::uint64_t first_;
+};
+
+}  // namespace
+
+SweepRunner::SweepRunner(const config::SweepSpec& spec, SweepRunOptions options, PointRunner run_point)
+    : spec_(spec), options_(std::move(options)), run_point_(std::move(run_point)) {}
+
+SweepSummary SweepRunner::run() {
+  const config::SweepExpander expander(spec_);  // ConfigError here: nothing written yet
+  if (options_.shard_count == 0 || options_.shard_index >= options_.shard_count)
+    throw core::ConfigError(core::ConfigProblem{"", 0, "--shard", "expected I/N with 0 <= I < N"});
+  const std::string shard = std::to_string(options_.shard_index) + "/" + std::to_string(options_.shard_count);
+
+  std::vector<config::SweepPoint> points;
+  for (std::uint64_t i = options_.shard_index; i < expander.size(); i += options_.shard_count)
+    points.push_back(expander.point(i));
+
+  io::Provenance prov = io::Provenance::current(options_.command_line);
+  prov.sweep_text = spec_.text;
+  prov.sweep_hash = io::content_hash(spec_.text);
+  if (options_.shard_count > 1) prov.shard = shard;
+  io::PointJournal journal(io::PointJournal::dir_for(options_.out_path),
+                           io::content_hash(spec_.text + "\nshard " + shard));
+
+  std::vector<io::PointRecord> records;
+  if (journal.exists()) {
+    if (!options_.resume)
+      throw core::ConfigError(core::ConfigProblem{journal.dir(), 0, "",
+                                                  "an interrupted sweep left this journal; pass --resume to continue "
+                                                  "it or delete it to start over"});
+    records = journal.load();
+  } else {
+    if (options_.resume && std::filesystem::exists(options_.out_path)) {
+      io::ResultsFile old = io::read_results_h5(options_.out_path);
+      auto it = old.string_attrs.find("sweep_hash");
+      auto sh = old.string_attrs.find("shard");
+      if (it != old.string_attrs.end() && it->second == prov.sweep_hash &&
+          (sh == old.string_attrs.end() ? shard == "0/1" : sh->second == shard))
+        records = std::move(old.points);
+    }
+    journal.create();
+    for (const auto& r : records) journal.append(r);
+  }
+  std::set<std::uint64_t> done;
+  for (const auto& r : records) done.insert(r.index);
+
+  std::vector<const config::SweepPoint*> todo;
+  for (const auto& p : points)
+    if (!done.count(p.index)) todo.push_back(&p);
+
+  SweepSummary summary;
+  summary.total = points.size();
+  summary.resumed = points.size() - todo.size();
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<io::PointRecord> finished;
+  std::exception_ptr failure;
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+
+  auto worker = [&]() {
+    for (;;) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= todo.size() || stop.load()) return;
+      const config::SweepPoint& p = *todo[i];
+      io::PointRecord r = to_record(p);
+      try {
+        if (p.possible) r.result = run_point_(p.workload, *p.device);
+      } catch (const core::ConfigError& e) {
+        r.status = io::kStatusImpossible;
+        r.reason = e.what();
+      } catch (const core::SimError& e) {
+        r.status = io::kStatusError;
+        r.reason = e.what();
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!failure) failure = std::current_exception();
+        stop = true;
+        cv.notify_all();
+        return;
+      }
+      if (r.result) r.result->wall_seconds = 0;  // host time is not part of the results
+      std::lock_guard<std::mutex> lock(mu);
+      finished.push_back(std::move(r));
+      cv.notify_all();
+    }
+  };
+
+  const unsigned jobs = std::max(1u, std::min<unsigned>(options_.jobs, static_cast<unsigned>(std::max<std::size_t>(1, todo.size()))));
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(worker);
+
+  Progress progress(options_.progress, options_.progress_is_terminal, points.size(), summary.resumed);
+  auto last_snapshot = Clock::now();
+  auto sorted = [&records]() {
+    std::sort(records.begin(), records.end(),
+              [](const io::PointRecord& a, const io::PointRecord& b) { return a.index < b.index; });
+  };
+  std::size_t received = 0;
+  try {
+    while (received < todo.size()) {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return !finished.empty() || failure; });
+      if (finished.empty() && failure) break;
+      io::PointRecord r = std::move(finished.front());
+      finished.pop_front();
+      lock.unlock();
+      journal.append(r);  // durable before it counts as done
+      records.push_back(std::move(r));
+      ++received;
+      progress.tick();
+      if (std::chrono::duration<double>(Clock::now() - last_snapshot).count() >= options_.snapshot_seconds &&
+          received < todo.size()) {
+        sorted();
+        io::write_results_h5(options_.out_path, records, prov, spec_.text, false);
+        last_snapshot = Clock::now();
+      }
+    }
+  } catch (...) {
+    stop = true;
+    for (auto& t : threads) t.join();
+    throw;
+  }
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+
+  sorted();
+  io::write_results_h5(options_.out_path, records, prov, spec_.text, true);
+  journal.remove();
+  for (const auto& r : records) {
+    if (r.status == io::kStatusOk) ++summary.ok;
+    else if (r.status == io::kStatusImpossible) ++summary.impossible;
+    else ++summary.error;
+  }
+  return summary;
+}
+
+}  // namespace attnsim::app
