@@ -1,0 +1,293 @@
+#include "kernels/functional.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "kernels/attention_numerics.h"
+#include "kernels/kernel_defaults.h"
+#include "sim/core/errors.h"
+
+namespace attnsim::kernels {
+
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+constexpr double kWorkBudget = 5e7;
+
+struct Problem {
+  const core::Workload& w;
+  Precision storage;
+  std::uint64_t nq, nkv, d, off;
+  bool allowed(std::uint64_t q, std::uint64_t k) const { return !w.causal || k <= q + off; }
+  double st(double x) const { return storage == Precision::kFp64 ? x : round_to(x, storage); }
+};
+
+struct Grads {
+  Matrix o, dq, dk, dv;
+};
+
+double dot(const Matrix& a, std::size_t i, const Matrix& b, std::size_t j) {
+  double s = 0;
+  for (std::size_t c = 0; c < a.cols; ++c) s += a(i, c) * b(j, c);
+  return s;
+}
+
+// Plain attention and its gradients: P = softmax(mask(Q Kᵀ)), O = P V, dV = Pᵀ dO,
+// dP = dO Vᵀ, dS = P ∘ (dP - rowsum(dP ∘ P)), dQ = dS K, dK = dSᵀ Q.
+Grads reference(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& d_o, bool bwd) {
+  Grads g{Matrix(p.nq, p.d), Matrix(p.nq, p.d), Matrix(p.nkv, p.d), Matrix(p.nkv, p.d)};
+  Matrix prob(p.nq, p.nkv);
+  for (std::size_t i = 0; i < p.nq; ++i) {
+    double m = kNegInf;
+    for (std::size_t j = 0; j < p.nkv; ++j)
+      if (p.allowed(i, j)) m = std::max(m, dot(q, i, k, j));
+    double l = 0;
+    for (std::size_t j = 0; j < p.nkv; ++j)
+      if (p.allowed(i, j)) l += (prob(i, j) = std::exp(dot(q, i, k, j) - m));
+    for (std::size_t j = 0; j < p.nkv; ++j) {
+      prob(i, j) /= l;
+      for (std::size_t c = 0; c < p.d; ++c) g.o(i, c) += prob(i, j) * v(j, c);
+    }
+  }
+  if (!bwd) return g;
+  for (std::size_t i = 0; i < p.nq; ++i) {
+    Vector dp(p.nkv);
+    double rowsum = 0;
+    for (std::size_t j = 0; j < p.nkv; ++j) rowsum += prob(i, j) * (dp[j] = dot(d_o, i, v, j));
+    for (std::size_t j = 0; j < p.nkv; ++j) {
+      const double ds = prob(i, j) * (dp[j] - rowsum);
+      for (std::size_t c = 0; c < p.d; ++c) {
+        g.dv(j, c) += prob(i, j) * d_o(i, c);
+        g.dq(i, c) += ds * k(j, c);
+        g.dk(j, c) += ds * q(i, c);
+      }
+    }
+  }
+  return g;
+}
+
+// Online softmax state of one query row over the key range [k0, k1).
+struct RowState {
+  double m = kNegInf, l = 0;
+  Vector acc;
+};
+
+void online_block(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v, std::size_t i, std::size_t k0,
+                  std::size_t k1, RowState& s) {
+  double m_blk = kNegInf;
+  Vector sc(k1 - k0, kNegInf);
+  for (std::size_t j = k0; j < k1; ++j)
+    if (p.allowed(i, j)) m_blk = std::max(m_blk, sc[j - k0] = dot(q, i, k, j));
+  if (m_blk == kNegInf) return;  // the whole block is masked for this row
+  const double m_new = std::max(s.m, m_blk), scale = std::exp(s.m - m_new);
+  s.l *= scale;
+  for (double& a : s.acc) a *= scale;
+  for (std::size_t j = k0; j < k1; ++j) {
+    if (sc[j - k0] == kNegInf) continue;
+    const double e = std::exp(sc[j - k0] - m_new);
+    s.l += e;
+    const double e_st = p.st(e);  // P cast to the storage type before P·V
+    for (std::size_t c = 0; c < p.d; ++c) s.acc[c] += e_st * v(j, c);
+  }
+  s.m = m_new;
+}
+
+Matrix flash2_forward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v, Vector& lse) {
+  Matrix o(p.nq, p.d);
+  lse.assign(p.nq, 0);
+  const std::uint64_t bm = p.w.block_m, bn = p.w.block_n;
+  for (std::uint64_t row0 = 0; row0 < p.nq; row0 += bm) {
+    const std::uint64_t r = std::min(bm, p.nq - row0);
+    const std::uint64_t blocks = p.w.causal ? KernelDefaults::causal_col_blocks(row0, r, p.off, p.nkv, bn)
+                                            : core::ceil_div(p.nkv, bn);
+    std::vector<RowState> rows(r, RowState{kNegInf, 0, Vector(p.d, 0)});
+    for (std::uint64_t j = 0; j < blocks; ++j)
+      for (std::uint64_t i = 0; i < r; ++i)
+        online_block(p, q, k, v, row0 + i, j * bn, std::min(p.nkv, (j + 1) * bn), rows[i]);
+    for (std::uint64_t i = 0; i < r; ++i) {
+      for (std::size_t c = 0; c < p.d; ++c) o(row0 + i, c) = p.st(rows[i].acc[c] / rows[i].l);
+      lse[row0 + i] = rows[i].m + std::log(rows[i].l);
+    }
+  }
+  return o;
+}
+
+// FA-2 backward: Delta = rowsum(dO ∘ O); per key block j, per query block i that sees it,
+// P = exp(Q K_jᵀ - LSE), dV_j += Pᵀ dO, dS = P ∘ (dO V_jᵀ - Delta), dK_j += dSᵀ Q, dQ_i += dS K_j.
+void flash2_backward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& o,
+                     const Vector& lse, const Matrix& d_o, Grads& g) {
+  const std::uint64_t bm = p.w.block_m, bn = p.w.block_n;
+  Vector delta(p.nq, 0);
+  for (std::size_t i = 0; i < p.nq; ++i)
+    for (std::size_t c = 0; c < p.d; ++c) delta[i] += d_o(i, c) * o(i, c);
+  for (std::uint64_t col0 = 0; col0 < p.nkv; col0 += bn) {
+    const std::uint64_t c_end = std::min(p.nkv, col0 + bn);
+    const std::uint64_t first = p.w.causal ? KernelDefaults::causal_first_row(col0, p.off, bm) : 0;
+    for (std::uint64_t row0 = first; row0 < p.nq; row0 += bm)
+      for (std::uint64_t i = row0; i < std::min(p.nq, row0 + bm); ++i)
+        for (std::uint64_t j = col0; j < c_end; ++j) {
+          if (!p.allowed(i, j)) continue;
+          const double pr = std::exp(dot(q, i, k, j) - lse[i]);
+          const double ds = pr * (dot(d_o, i, v, j) - delta[i]);
+          for (std::size_t c = 0; c < p.d; ++c) {
+            g.dv(j, c) += pr * d_o(i, c);
+            g.dk(j, c) += ds * q(i, c);
+            g.dq(i, c) += ds * k(j, c);
+          }
+        }
+  }
+}
+
+// Algorithm 1: O, ℓ, m live in "HBM" arrays, initialised to 0, 0, -inf; outer loop over key
+// blocks, inner over query blocks, each update read-modify-writes them.
+Matrix flash1_forward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v) {
+  Matrix o(p.nq, p.d);
+  Vector l(p.nq, 0), m(p.nq, kNegInf);
+  const std::uint64_t br = p.w.block_m, bc = p.w.block_n;
+  for (std::uint64_t col0 = 0; col0 < p.nkv; col0 += bc) {
+    const std::uint64_t first = p.w.causal ? KernelDefaults::causal_first_row(col0, p.off, br) : 0;
+    for (std::uint64_t i = first; i < p.nq; ++i) {
+      RowState blk{kNegInf, 0, Vector(p.d, 0)};
+      online_block(p, q, k, v, i, col0, std::min(p.nkv, col0 + bc), blk);
+      if (blk.m == kNegInf) continue;
+      const double m_new = std::max(m[i], blk.m);
+      const double a = std::exp(m[i] - m_new), b = std::exp(blk.m - m_new);
+      const double l_new = a * l[i] + b * blk.l;
+      for (std::size_t c = 0; c < p.d; ++c) o(i, c) = (l[i] * a * o(i, c) + b * blk.acc[c]) / l_new;
+      l[i] = l_new;
+      m[i] = m_new;
+    }
+  }
+  for (double& x : o.values) x = p.st(x);
+  return o;
+}
+
+// Split-KV: each split runs the online softmax over its keys and stores (acc/ℓ, m + log ℓ) in
+// fp32 (double when storage is kFp64); the combine rescales the partials by exp(lse_s - max lse) and normalises.
+Matrix decode_forward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v) {
+  Matrix o(p.nq, p.d);
+  const std::uint64_t bn = p.w.block_n, t_c = core::ceil_div(p.nkv, bn);
+  const std::uint64_t bps = core::ceil_div(t_c, p.w.num_splits);
+  for (std::size_t i = 0; i < p.nq; ++i) {
+    std::vector<std::pair<double, Vector>> parts;
+    for (std::uint64_t s = 0; s < p.w.num_splits; ++s) {
+      RowState st{kNegInf, 0, Vector(p.d, 0)};
+      for (std::uint64_t j = s * bps; j < std::min(t_c, (s + 1) * bps); ++j)
+        online_block(p, q, k, v, i, j * bn, std::min(p.nkv, (j + 1) * bn), st);
+      if (st.m == kNegInf) continue;
+      const Precision fp32 = p.storage == Precision::kFp64 ? Precision::kFp64 : Precision::kFp32;
+      Vector part(p.d);
+      for (std::size_t c = 0; c < p.d; ++c) part[c] = round_to(st.acc[c] / st.l, fp32);
+      parts.emplace_back(round_to(st.m + std::log(st.l), fp32), part);
+    }
+    double mx = kNegInf;
+    for (const auto& pr : parts) mx = std::max(mx, pr.first);
+    double den = 0;
+    for (const auto& pr : parts) den += std::exp(pr.first - mx);
+    for (const auto& pr : parts)
+      for (std::size_t c = 0; c < p.d; ++c) o(i, c) += std::exp(pr.first - mx) / den * pr.second[c];
+  }
+  for (double& x : o.values) x = p.st(x);
+  return o;
+}
+
+// Textbook: S stored, P stored (both rounded to storage), O = P V; the masked and skipped
+// entries are zero in P. Backward follows the same autograd formulas on the stored P.
+Grads standard_schedule(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& d_o,
+                        bool bwd) {
+  if (p.storage == Precision::kFp64) return reference(p, q, k, v, d_o, bwd);
+  Grads g = reference(p, q, k, v, d_o, bwd);  // gradients: double on the rounded inputs
+  Matrix o(p.nq, p.d);
+  for (std::size_t i = 0; i < p.nq; ++i) {
+    Vector s(p.nkv, kNegInf);
+    double m = kNegInf;
+    for (std::size_t j = 0; j < p.nkv; ++j)
+      if (p.allowed(i, j)) m = std::max(m, s[j] = p.st(dot(q, i, k, j)));
+    double l = 0;
+    for (std::size_t j = 0; j < p.nkv; ++j)
+      if (s[j] != kNegInf) l += std::exp(s[j] - m);
+    for (std::size_t j = 0; j < p.nkv; ++j) {
+      if (s[j] == kNegInf) continue;
+      const double pr = p.st(std::exp(s[j] - m) / l);
+      for (std::size_t c = 0; c < p.d; ++c) o(i, c) += pr * v(j, c);
+    }
+  }
+  for (double& x : o.values) x = p.st(x);
+  g.o = o;
+  return g;
+}
+
+double rel_error(const Matrix& got, const Matrix& want) {
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < want.values.size(); ++i) {
+    diff = std::max(diff, std::abs(got.values[i] - want.values[i]));
+    scale = std::max(scale, std::abs(want.values[i]));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+Matrix random_matrix(std::mt19937_64& rng, std::size_t rows, std::size_t cols, double scale, const Problem& p) {
+  std::normal_distribution<double> n(0.0, 1.0);
+  Matrix m(rows, cols);
+  for (double& x : m.values) x = p.st(n(rng) * scale);
+  return m;
+}
+
+}  // namespace
+
+Precision storage_precision(core::DType dtype) {
+  switch (dtype) {
+    case core::DType::kFp32: return Precision::kFp32;
+    case core::DType::kFp16: return Precision::kFp16;
+    case core::DType::kBf16: return Precision::kBf16;
+    case core::DType::kFp8: return Precision::kFp8E4M3;
+  }
+  return Precision::kFp64;
+}
+
+double run_functional(const core::Workload& w, Precision storage) {
+  const std::string& kn = w.kernel;
+  if (kn != "standard" && kn != "flash1" && kn != "flash2" && kn != "flash_decode")
+    throw core::ConfigError(core::ConfigProblem{"", 0, "functional", "kernel '" + kn + "' has no functional mode"});
+  Problem p{w, storage, w.seq_q, w.seq_kv, w.head_dim, w.seq_kv >= w.seq_q ? w.seq_kv - w.seq_q : 0};
+  const bool bwd = w.pass == core::Pass::kFwdBwd && (kn == "standard" || kn == "flash2");
+  const std::uint64_t kv_heads = w.kv_heads ? w.kv_heads : w.heads, group = w.heads / kv_heads;
+  const double per_head = static_cast<double>(p.nq) * p.nkv * p.d * (bwd ? 6 : 3);
+  std::mt19937_64 rng(w.seed);
+  double err = 0, work = 0;
+  for (std::uint64_t b = 0; b < w.batch; ++b)
+    for (std::uint64_t kvh = 0; kvh < kv_heads; ++kvh) {
+      const Matrix k = random_matrix(rng, p.nkv, p.d, 1.0, p), v = random_matrix(rng, p.nkv, p.d, 1.0, p);
+      for (std::uint64_t h = kvh * group; h < (kvh + 1) * group; ++h) {
+        if (work > 0 && work + per_head > kWorkBudget) return err;
+        work += per_head;
+        const Matrix q = random_matrix(rng, p.nq, p.d, 1.0 / std::sqrt(static_cast<double>(p.d)), p);
+        const Matrix d_o = bwd ? random_matrix(rng, p.nq, p.d, 1.0, p) : Matrix();
+        const Grads ref = reference(p, q, k, v, d_o, bwd);
+        Grads got;
+        if (kn == "standard") {
+          got = standard_schedule(p, q, k, v, d_o, bwd);
+        } else if (kn == "flash1") {
+          got.o = flash1_forward(p, q, k, v);
+        } else if (kn == "flash_decode") {
+          got.o = decode_forward(p, q, k, v);
+        } else {
+          Vector lse;
+          got.o = flash2_forward(p, q, k, v, lse);
+          if (bwd) {
+            got.dq = Matrix(p.nq, p.d), got.dk = Matrix(p.nkv, p.d), got.dv = Matrix(p.nkv, p.d);
+            flash2_backward(p, q, k, v, got.o, lse, d_o, got);
+          }
+        }
+        err = std::max(err, rel_error(got.o, ref.o));
+        if (bwd) {
+          err = std::max({err, rel_error(got.dq, ref.dq), rel_error(got.dk, ref.dk), rel_error(got.dv, ref.dv)});
+        }
+      }
+    }
+  return err;
+}
+
+}  // namespace attnsim::kernels

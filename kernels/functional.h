@@ -1,0 +1,22 @@
+// Functional mode: executes a kernel's tile schedule (loop order, blocks, online-softmax
+// rescaling, split-KV combine, FA-2 backward recomputation) on seeded random numbers in double
+// and compares with plain attention (and its gradients). No timing, no memory model.
+#pragma once
+
+#include "kernels/precision.h"
+#include "sim/core/workload.h"
+
+namespace attnsim::kernels {
+
+// Max over the compared tensors (O; with pass fwdbwd also dQ, dK, dV) of
+// max|schedule - reference| / max|reference|. `storage` = kFp64 runs everything in double
+// (expected <= 1e-12); another precision rounds the inputs and what the kernel stores
+// (S and P for standard, P blocks before P·V for the tiled kernels, O) to that format.
+// At most ~5e7 multiply-adds of (batch, head) pairs are executed: heads beyond that are skipped.
+// Throws core::ConfigError for kernels without a schedule (microbenchmarks).
+double run_functional(const core::Workload& resolved, Precision storage = Precision::kFp64);
+
+// The storage precision matching a workload dtype (fp32, fp16, bf16, fp8 e4m3).
+Precision storage_precision(core::DType dtype);
+
+}  // namespace attnsim::kernels
