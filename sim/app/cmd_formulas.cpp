@@ -16,6 +16,10 @@
 #include "sim/core/errors.h"
 #include "sim/core/io_counts.h"
 #include "sim/io/json_writer.h"
+#include "sim/io/h5_results_writer.h"
+#include "sim/io/provenance.h"
+#include "sim/io/results_table.h"
+#include "sim/app/command_line.h"
 #include "sim/io/table_printer.h"
 
 namespace attnsim::app {
@@ -47,6 +51,7 @@ struct Options {
   std::int64_t sram_bytes = static_cast<std::int64_t>(kDefaultSramBytes);
   std::string dtype, pass = "fwd";
   bool causal = false, json = false;
+  std::string out;
 };
 
 // What the command computes.
@@ -353,6 +358,34 @@ void write_text(const Report& r, std::ostream& out) {
   if (!r.kernels.empty()) write_traffic_text(r, out);
 }
 
+// `--out`: the report as an HDF5 table (docs/hdf5-schema.md), one row per (kernel, launch,
+// tensor) with traffic, the sizes repeated on every row; a single row without --head-dim.
+void write_h5(const Report& r, const std::string& path, const Args& args) {
+  std::vector<io::Column> cols = {{"kernel", {}}, {"launch", {}}, {"tensor", {}},
+                                  {"read_bytes", {}}, {"write_bytes", {}}, {"seq_q", {}},
+                                  {"seq_kv", {}}, {"tile", {}}, {"bytes_per_value", {}},
+                                  {"score_bytes", {}}, {"tile_bytes", {}}, {"num_blocks", {}}};
+  auto add_row = [&](const std::string& kernel, const std::string& launch, const std::string& tensor,
+                     core::Bytes read, core::Bytes write) {
+    const std::vector<io::Cell> row = {kernel, launch, tensor,
+                                       static_cast<std::int64_t>(read), static_cast<std::int64_t>(write),
+                                       static_cast<std::int64_t>(r.seq_q), static_cast<std::int64_t>(r.seq_kv),
+                                       static_cast<std::int64_t>(r.tile), static_cast<std::int64_t>(r.bytes_per_value),
+                                       static_cast<std::int64_t>(r.score_bytes), static_cast<std::int64_t>(r.tile_bytes),
+                                       static_cast<std::int64_t>(r.num_blocks)};
+    for (std::size_t i = 0; i < cols.size(); ++i) cols[i].cells.push_back(row[i]);
+  };
+  for (const auto& k : r.kernels)
+    for (const auto& l : k.launches)
+      for (std::size_t t = 0; t < core::kNumTensors; ++t) {
+        const auto& b = l.traffic.by_tensor[t];
+        if (b.read == 0 && b.write == 0) continue;
+        add_row(k.kernel, l.kernel_name, std::string(core::to_string(static_cast<core::Tensor>(t))), b.read, b.write);
+      }
+  if (cols[0].cells.empty()) add_row("", "", "", 0, 0);
+  io::write_table_h5(path, cols, io::Provenance::current(command_line("formulas", args)));
+}
+
 }  // namespace
 
 int cmd_formulas(const Args& args, std::ostream& out) {
@@ -375,10 +408,12 @@ int cmd_formulas(const Args& args, std::ostream& out) {
        "on-chip SRAM M in bytes for Algorithm 1 block sizes")
       ("causal", po::bool_switch(&o.causal), "causal mask (bottom-right aligned)")
       ("pass", po::value<std::string>(&o.pass)->default_value("fwd"), "fwd or fwdbwd")
-      ("json", po::bool_switch(&o.json), "print one JSON object instead of text");
+      ("json", po::bool_switch(&o.json), "print one JSON object instead of text")
+      ("out", po::value<std::string>(&o.out), "also write the numbers to this HDF5 file (one row per kernel, launch and tensor)");
   po::variables_map vm;
   if (!parse_options(args, kUsage, desc, vm, out)) return 0;
   const Report r = compute(o, vm);
+  if (!o.out.empty()) write_h5(r, o.out, args);
   if (o.json) {
     write_json(r, out);
   } else {

@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <H5Cpp.h>
+#include <cstdio>
+
 #include "sim/app/commands.h"
 
 namespace attnsim::app {
@@ -190,6 +193,45 @@ TEST(FormulasCli, HelpStatesTheAlgorithm1Convention) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("B_c = ceil(M / 4d)"), std::string::npos);
   EXPECT_NE(r.out.find("--sram-bytes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attnsim::app
+
+namespace attnsim::app {
+namespace {
+
+std::vector<std::int64_t> read_int_column(const std::string& path, const std::string& name) {
+  H5::H5File f(path, H5F_ACC_RDONLY);
+  H5::DataSet ds = f.openDataSet("/table/" + name);
+  hsize_t n = 0;
+  ds.getSpace().getSimpleExtentDims(&n);
+  std::vector<std::int64_t> v(n);
+  ds.read(v.data(), H5::PredType::NATIVE_INT64);
+  return v;
+}
+
+TEST(FormulasCli, OutWritesTheTrafficTableToHdf5) {
+  const std::string path = ::testing::TempDir() + "formulas_out_test.h5";
+  std::remove(path.c_str());
+  auto r = run({"--seq", "256", "--tile", "64", "--head-dim", "32", "--heads", "2", "--json", "--out", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto reads = read_int_column(path, "read_bytes");
+  auto writes = read_int_column(path, "write_bytes");
+  std::int64_t sum = 0;
+  for (std::size_t i = 0; i < reads.size(); ++i) sum += reads[i] + writes[i];
+  // The table holds every kernel's traffic: its sum is the three kernels' totals together.
+  std::int64_t expected = 0;
+  for (const char* k : {"standard", "flash1", "flash2"}) {
+    const std::size_t at = r.out.find(std::string("\"") + k + "\": {");
+    ASSERT_NE(at, std::string::npos);
+    const std::size_t launches_end = r.out.find("],", r.out.find("\"launches\"", at));
+    expected += json_int(r.out, "total", launches_end);
+  }
+  EXPECT_GT(expected, 0);
+  EXPECT_EQ(sum, expected);
+  EXPECT_EQ(read_int_column(path, "score_bytes").front(), 256 * 256 * 2);
+  std::remove(path.c_str());
 }
 
 }  // namespace
