@@ -3,6 +3,7 @@
 #include <chrono>
 #include <string>
 
+#include "kernels/functional.h"
 #include "kernels/registry.h"
 
 namespace attnsim::app {
@@ -59,6 +60,11 @@ core::RunResult run_workload(const core::Workload& workload, const core::DeviceS
   result.kernels = engine::simulate(device, program, options.engine);
   result.metrics = total_metrics(result.kernels);
   for (const auto& k : result.kernels) result.tensors += k.tensors;
+  if (program.workload.functional) {
+    // The schedule on numbers, stored in the workload's dtype (rounding emulated).
+    result.functional_max_rel_error = kernels::run_functional(
+        program.workload, kernels::storage_precision(program.workload.dtype));
+  }
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
