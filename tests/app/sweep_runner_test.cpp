@@ -1,0 +1,180 @@
+#include "sim/app/sweep_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/app/commands.h"
+#include "sim/config/sweep_loader.h"
+#include "sim/core/errors.h"
+#include "sim/io/h5_results_reader.h"
+
+namespace attnsim::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSweep =
+    "device: teaching\nbase:\n  kernel: flash2\n  seq: 256\n  head_dim: 32\n"
+    "axes:\n  block_m: [32, 64]\n  block_n: [16, 32, 64]\nconstraints:\n  - block_n <= block_m\n";
+
+// A fake simulation whose metrics are known functions of the workload.
+core::RunResult fake(const core::Workload& w, const core::DeviceSpec& d) {
+  core::RunResult r;
+  r.workload = w;
+  r.device_name = d.name;
+  core::KernelResult k;
+  k.name = "fake";
+  k.metrics = {{"dram__bytes_read.sum", static_cast<double>(w.block_m * 1000 + w.block_n)}};
+  r.kernels = {k};
+  r.metrics = k.metrics;
+  return r;
+}
+
+std::string scratch(const std::string& name) {
+  const fs::path d = fs::path(::testing::TempDir()) / ("attnsim_sweep_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+std::string table_text(const std::string& path) {
+  const io::ResultsFile f = io::read_results_h5(path);
+  std::ostringstream s;
+  for (const auto& c : f.table) {
+    s << c.name << ":";
+    for (const auto& v : c.cells) s << " " << io::cell_to_string(v);
+    s << "\n";
+  }
+  for (const auto& p : f.points) s << io::serialize_point(p);
+  return s.str();
+}
+
+SweepSummary run_sweep(const config::SweepSpec& spec, const std::string& out, unsigned jobs, bool resume = false,
+                       PointRunner runner = fake) {
+  SweepRunOptions o;
+  o.out_path = out;
+  o.jobs = jobs;
+  o.resume = resume;
+  o.command_line = "test";
+  return SweepRunner(spec, o, std::move(runner)).run();
+}
+
+TEST(SweepRunner, ImpossiblePointsAreCountedAndKept) {
+  const config::SweepSpec spec = config::SweepLoader::load_text(kSweep, "s.yaml");
+  const std::string out = scratch("count") + "/s.h5";
+  const SweepSummary s = run_sweep(spec, out, 1);
+  EXPECT_EQ(s.total, 6u);
+  EXPECT_EQ(s.ok, 5u);
+  EXPECT_EQ(s.impossible, 1u);  // block_m 32, block_n 64
+  const io::ResultsFile f = io::read_results_h5(out);
+  ASSERT_EQ(f.points.size(), 6u);
+  EXPECT_EQ(f.points[2].status, "impossible");
+  EXPECT_FALSE(fs::exists(out + ".partial"));
+}
+
+TEST(SweepRunner, OneAndTwoThreadsWriteIdenticalData) {
+  const config::SweepSpec spec = config::SweepLoader::load_text(kSweep, "s.yaml");
+  const std::string dir = scratch("jobs");
+  run_sweep(spec, dir + "/a.h5", 1);
+  run_sweep(spec, dir + "/b.h5", 2);
+  EXPECT_EQ(table_text(dir + "/a.h5"), table_text(dir + "/b.h5"));
+}
+
+TEST(SweepRunner, MetricComesFromTheRunner) {
+  const config::SweepSpec spec = config::SweepLoader::load_text(kSweep, "s.yaml");
+  const std::string out = scratch("metric") + "/s.h5";
+  run_sweep(spec, out, 2);
+  const io::ResultsFile f = io::read_results_h5(out);
+  const io::Column* dram = nullptr;
+  for (const auto& c : f.table) {
+    if (c.name == "dram__bytes_read.sum") dram = &c;
+  }
+  ASSERT_NE(dram, nullptr);
+  EXPECT_EQ(std::get<double>(dram->cells[4]), 64.0 * 1000 + 32);  // point 4: block_m 64, block_n 32
+}
+
+struct Interrupt {};
+
+TEST(SweepRunner, ResumeAfterInterruptionGivesSameTable) {
+  const config::SweepSpec spec = config::SweepLoader::load_text(kSweep, "s.yaml");
+  const std::string dir = scratch("resume");
+  run_sweep(spec, dir + "/full.h5", 1);
+  // First attempt dies (an exception no one handles) at the fourth point it runs.
+  int calls = 0;
+  auto dying = [&calls](const core::Workload& w, const core::DeviceSpec& d) {
+    if (++calls == 4) throw Interrupt{};
+    return fake(w, d);
+  };
+  EXPECT_THROW(run_sweep(spec, dir + "/r.h5", 1, false, dying), Interrupt);
+  ASSERT_TRUE(fs::exists(dir + "/r.h5.partial"));
+  // Without --resume the journal is refused; with it, only the missing points run.
+  EXPECT_THROW(run_sweep(spec, dir + "/r.h5", 1), core::ConfigError);
+  int resumed_calls = 0;
+  auto counting = [&resumed_calls](const core::Workload& w, const core::DeviceSpec& d) {
+    ++resumed_calls;
+    return fake(w, d);
+  };
+  const SweepSummary s = run_sweep(spec, dir + "/r.h5", 2, true, counting);
+  EXPECT_EQ(s.resumed, 4u);  // 3 run + 1 impossible before the interruption
+  EXPECT_EQ(resumed_calls, 2);
+  EXPECT_EQ(table_text(dir + "/full.h5"), table_text(dir + "/r.h5"));
+}
+
+TEST(SweepRunner, ResumeFromJournalOfOtherSweepIsRefused) {
+  const config::SweepSpec a = config::SweepLoader::load_text(kSweep, "s.yaml");
+  const config::SweepSpec b = config::SweepLoader::load_text(kSweep + "name: other\n", "s.yaml");
+  const std::string dir = scratch("other");
+  auto dying = [](const core::Workload&, const core::DeviceSpec&) -> core::RunResult { throw Interrupt{}; };
+  EXPECT_THROW(run_sweep(a, dir + "/r.h5", 1, false, dying), Interrupt);
+  EXPECT_THROW(run_sweep(b, dir + "/r.h5", 1, true), core::ConfigError);
+}
+
+TEST(SweepRunner, SimErrorIsRecordedAsErrorRow) {
+  const config::SweepSpec spec = config::SweepLoader::load_text(kSweep, "s.yaml");
+  const std::string out = scratch("simerr") + "/s.h5";
+  auto failing = [](const core::Workload& w, const core::DeviceSpec& d) {
+    if (w.block_n == 16) throw core::SimError("stuck");
+    return fake(w, d);
+  };
+  const SweepSummary s = run_sweep(spec, out, 2, false, failing);
+  EXPECT_EQ(s.error, 2u);
+  EXPECT_EQ(io::read_results_h5(out).points[0].reason, "stuck");
+}
+
+TEST(SweepRunner, ShardsPartitionThePoints) {
+  const config::SweepSpec spec = config::SweepLoader::load_text(kSweep, "s.yaml");
+  const std::string dir = scratch("shard");
+  SweepRunOptions o;
+  o.out_path = dir + "/s1.h5";
+  o.shard_index = 1;
+  o.shard_count = 4;
+  SweepRunner(spec, o, fake).run();
+  const io::ResultsFile f = io::read_results_h5(o.out_path);
+  ASSERT_EQ(f.points.size(), 2u);  // indices 1 and 5
+  EXPECT_EQ(f.points[0].index, 1u);
+  EXPECT_EQ(f.points[1].index, 5u);
+  EXPECT_EQ(f.string_attrs.at("shard"), "1/4");
+}
+
+TEST(SweepCli, BadSweepFileExitsTwoWithNoOutput) {
+  const std::string dir = scratch("cli_bad");
+  std::ofstream(dir + "/bad.yaml") << "device: teaching\naxes:\n  block_m: []\n";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_cli({"sweep", dir + "/bad.yaml", "--out", dir + "/o.h5"}, out, err), 2);
+  EXPECT_NE(err.str().find("bad.yaml:3: axes.block_m: empty axis"), std::string::npos) << err.str();
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+TEST(SweepCli, BadShardExitsTwo) {
+  const std::string dir = scratch("cli_shard");
+  std::ofstream(dir + "/s.yaml") << kSweep;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_cli({"sweep", dir + "/s.yaml", "--out", dir + "/o.h5", "--shard", "4/4"}, out, err), 2);
+  EXPECT_FALSE(fs::exists(dir + "/o.h5"));
+}
+
+}  // namespace
+}  // namespace attnsim::app
