@@ -138,7 +138,11 @@ std::string closest_match(const std::string& word, const std::vector<std::string
   std::string best;
   std::size_t best_d = std::numeric_limits<std::size_t>::max();
   for (const auto& c : candidates) {
-    const std::size_t d = edit_distance(word, c);
+    std::size_t d = edit_distance(word, c);
+    // A key missing its unit suffix ("capacity" for "capacity_bytes") or carrying an extra one.
+    const bool prefix = std::min(word.size(), c.size()) >= 4 &&
+                        (c.rfind(word, 0) == 0 || word.rfind(c, 0) == 0);
+    if (prefix) d = std::min<std::size_t>(d, 1);
     if (d < best_d) {
       best_d = d;
       best = c;

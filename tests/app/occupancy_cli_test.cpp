@@ -99,9 +99,11 @@ TEST(OccupancyCli, TextOutputNamesTheLimiter) {
   ASSERT_EQ(r.code, 0) << r.err;
   // 32 warps per block, 64 warps per SM: 2 blocks by warps; registers 32 x 32 = 1024 per warp
   // -> 64 warps -> also 2; the fixed order reports registers first.
-  EXPECT_NE(r.out.find("launch__occupancy_limit_warps"), std::string::npos);
-  EXPECT_NE(r.out.find("registers"), std::string::npos);
-  EXPECT_NE(r.out.find("100"), std::string::npos);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("\nlimiter +(\\w+)")));
+  EXPECT_EQ(m[1].str(), "registers");
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("sm__maximum_warps_per_active_cycle_pct +([0-9.]+)")));
+  EXPECT_EQ(m[1].str(), "100");
 }
 
 TEST(OccupancyCli, BadDeviceYamlExitsTwoWithLocation) {
