@@ -11,10 +11,8 @@ packages=(
   libgtest-dev googletest
   libbenchmark-dev
   python3-h5py python3-matplotlib python3-numpy
+  libopenmpi-dev openmpi-bin
 )
-if [ "${ATTNSIM_WITH_MPI:-0}" = 1 ]; then
-  packages+=(libopenmpi-dev openmpi-bin)
-fi
 
 missing=()
 for p in "${packages[@]}"; do
