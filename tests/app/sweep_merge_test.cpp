@@ -1,0 +1,59 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/app/commands.h"
+#include "sim/io/h5_results_reader.h"
+
+namespace attnsim::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kSweep =
+    "device: teaching\nbase:\n  kernel: flash2\n  seq: 128\n  head_dim: 32\n"
+    "axes:\n  block_m: [32, 64]\n  block_n: [16, 32]\n";
+
+std::string scratch(const std::string& name) {
+  const fs::path d = fs::path(::testing::TempDir()) / ("attnsim_merge_" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+std::string records(const std::string& path) {
+  std::string s;
+  for (const auto& p : io::read_results_h5(path).points) s += io::serialize_point(p);
+  return s;
+}
+
+int cli(const std::vector<std::string>& argv) {
+  std::ostringstream out, err;
+  return run_cli(argv, out, err);
+}
+
+TEST(SweepMerge, ShardsMergeToTheUnshardedResult) {
+  const std::string d = scratch("shards");
+  std::ofstream(d + "/s.yaml") << kSweep;
+  ASSERT_EQ(cli({"sweep", d + "/s.yaml", "--out", d + "/all.h5", "-j", "1"}), 0);
+  ASSERT_EQ(cli({"sweep", d + "/s.yaml", "--out", d + "/s0.h5", "--shard", "0/2", "-j", "1"}), 0);
+  ASSERT_EQ(cli({"sweep", d + "/s.yaml", "--out", d + "/s1.h5", "--shard", "1/2", "-j", "1"}), 0);
+  ASSERT_EQ(cli({"merge", "--out", d + "/m.h5", d + "/s1.h5", d + "/s0.h5"}), 0);
+  EXPECT_EQ(records(d + "/m.h5"), records(d + "/all.h5"));
+  EXPECT_TRUE(io::read_results_h5(d + "/m.h5").complete);
+}
+
+TEST(SweepMerge, FilesOfDifferentSweepsAreRefused) {
+  const std::string d = scratch("different");
+  std::ofstream(d + "/a.yaml") << kSweep;
+  std::ofstream(d + "/b.yaml") << kSweep << "name: b\n";
+  ASSERT_EQ(cli({"sweep", d + "/a.yaml", "--out", d + "/a.h5", "-j", "1"}), 0);
+  ASSERT_EQ(cli({"sweep", d + "/b.yaml", "--out", d + "/b.h5", "-j", "1"}), 0);
+  EXPECT_EQ(cli({"merge", "--out", d + "/m.h5", d + "/a.h5", d + "/b.h5"}), 2);
+  EXPECT_FALSE(fs::exists(d + "/m.h5"));
+}
+
+}  // namespace
+}  // namespace attnsim::app
