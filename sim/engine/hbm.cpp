@@ -11,11 +11,15 @@ Hbm::Hbm(const core::HbmSpec& spec, double clock_ghz)
 }
 
 std::uint32_t Hbm::channel_of(core::Bytes addr) const {
-  // XOR-fold higher address bits into the channel index, as memory controllers do, so that
-  // power-of-two strides do not all land on one channel.
-  const core::Bytes block = addr / interleave_bytes_;
-  const core::Bytes h = block ^ (block >> 9) ^ (block >> 17);
-  return static_cast<std::uint32_t>(h % channels_.size());
+  // Hash all address bits above the interleave into the channel index, as memory controllers
+  // do, so that strides and CTAs walking in lockstep do not pile onto a few channels.
+  std::uint64_t x = addr / interleave_bytes_;
+  x ^= x >> 31;
+  x *= 0x7fb5d329728ea185ull;
+  x ^= x >> 27;
+  x *= 0x81dadef4bc2dd44dull;
+  x ^= x >> 33;
+  return static_cast<std::uint32_t>(x % channels_.size());
 }
 
 double Hbm::read(double t, core::Bytes addr, core::Bytes bytes) {

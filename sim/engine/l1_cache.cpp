@@ -10,14 +10,10 @@ L1Cache::L1Cache(core::Bytes capacity_bytes, core::Bytes line_bytes)
 
 bool L1Cache::load(std::uint64_t line) {
   const std::uint32_t set = array_.set_of(L2Cache::hash(line) >> 16);
-  const std::uint32_t way = array_.find(set, line);
-  if (way != SetAssocArray::kNoWay) {
-    array_.touch(set, way);
-    return true;
-  }
+  bool hit = false;
   Victim v;
-  array_.insert(set, line, 0, v);
-  return false;
+  array_.find_or_insert(set, line, 0, hit, v);
+  return hit;
 }
 
 }  // namespace attnsim::engine

@@ -1,4 +1,4 @@
-// An SM's L1 data cache for global loads: 128-B lines, 16-way set-associative LRU, capacity =
+// An SM's L1 data cache for global loads: 128-B lines, 64-way set-associative LRU (high associativity: the real L1 shows no conflict misses below capacity), capacity =
 // unified L1/shared bytes minus the shared-memory carve-out. Loads allocate; stores write
 // through without allocating (they do not touch it). Tags only, no sectors, no timing.
 #pragma once
@@ -12,7 +12,7 @@ namespace attnsim::engine {
 
 class L1Cache {
  public:
-  static constexpr std::uint32_t kWays = 16;
+  static constexpr std::uint32_t kWays = 64;
 
   L1Cache() = default;
   L1Cache(core::Bytes capacity_bytes, core::Bytes line_bytes);

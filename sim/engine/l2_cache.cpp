@@ -27,14 +27,9 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint8_t mask, bool write, std
       const std::uint32_t cw = parts_[near].find(set, line);
       if (cw != SetAssocArray::kNoWay) parts_[near].invalidate(set, cw);
     }
-    std::uint32_t way = hp.find(set, line);
-    if (way == SetAssocArray::kNoWay) {
-      way = hp.insert(set, line, tensor, out.writeback[0]);
-      out.where = L2Where::kMiss;
-    } else {
-      hp.touch(set, way);
-      out.where = home == near ? L2Where::kNearHit : L2Where::kFarHit;
-    }
+    bool hit = false;
+    const std::uint32_t way = hp.find_or_insert(set, line, tensor, hit, out.writeback[0]);
+    out.where = !hit ? L2Where::kMiss : (home == near ? L2Where::kNearHit : L2Where::kFarHit);
     out.hit_sectors = static_cast<std::uint32_t>(std::popcount(static_cast<std::uint8_t>(hp.valid_mask(set, way) & mask)));
     out.miss_sectors = 0;  // write-allocate without fetch: sectors are written whole
     hp.valid_mask(set, way) |= mask;
@@ -55,14 +50,9 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint8_t mask, bool write, std
       return out;
     }
   }
-  std::uint32_t way = hp.find(set, line);
-  std::uint8_t missing = mask;
-  if (way == SetAssocArray::kNoWay) {
-    way = hp.insert(set, line, tensor, out.writeback[0]);
-  } else {
-    hp.touch(set, way);
-    missing = static_cast<std::uint8_t>(mask & ~hp.valid_mask(set, way));
-  }
+  bool hit = false;
+  const std::uint32_t way = hp.find_or_insert(set, line, tensor, hit, out.writeback[0]);
+  const std::uint8_t missing = static_cast<std::uint8_t>(mask & ~hp.valid_mask(set, way));
   hp.valid_mask(set, way) |= mask;
   out.miss_sectors = static_cast<std::uint32_t>(std::popcount(missing));
   out.hit_sectors = sectors - out.miss_sectors;
@@ -70,12 +60,8 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint8_t mask, bool write, std
   out.where = missing ? L2Where::kMiss : (home == near ? L2Where::kNearHit : L2Where::kFarHit);
   if (home != near) {  // keep a clean copy in the near partition
     SetAssocArray& np = parts_[near];
-    std::uint32_t cw = np.find(set, line);
-    if (cw == SetAssocArray::kNoWay) {
-      cw = np.insert(set, line, tensor, out.writeback[1]);
-    } else {
-      np.touch(set, cw);
-    }
+    bool copy_hit = false;
+    const std::uint32_t cw = np.find_or_insert(set, line, tensor, copy_hit, out.writeback[1]);
     np.valid_mask(set, cw) |= mask;
   }
   return out;

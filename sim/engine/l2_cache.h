@@ -32,6 +32,15 @@ class L2Cache {
   // set for each 32-B sector touched.
   L2Outcome access(std::uint64_t line, std::uint8_t sector_mask, bool write, std::uint32_t near,
                    std::uint8_t tensor);
+  // Starts fetching the host memory of the sets `line` maps to (a later access is faster).
+  void prefetch(std::uint64_t line, std::uint32_t near) const {
+    if (parts_.empty()) return;
+    const std::uint64_t h = hash(line);
+    const std::uint32_t set = parts_[0].set_of(h);
+    const std::uint32_t home = partitions_ == 1 ? 0 : static_cast<std::uint32_t>((h >> 32) % partitions_);
+    parts_[home].prefetch(set);
+    if (partitions_ > 1 && near % partitions_ != home) parts_[near % partitions_].prefetch(set);
+  }
   std::uint32_t home_partition(std::uint64_t line) const {
     return partitions_ == 1 ? 0 : static_cast<std::uint32_t>((hash(line) >> 32) % partitions_);
   }

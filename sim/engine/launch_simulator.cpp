@@ -71,7 +71,7 @@ LaunchSimulator::LaunchSimulator(const core::DeviceSpec& device, const core::Ker
   }
   const core::Bytes smallest = cta_credit_ && sm_credit_ ? std::min(cta_credit_, sm_credit_)
                                                          : std::max(cta_credit_, sm_credit_);
-  chunk_bytes_ = smallest ? std::max<core::Bytes>(line, smallest / 2) : std::numeric_limits<core::Bytes>::max();
+  chunk_bytes_ = smallest ? std::max<core::Bytes>(line, smallest / 4) : std::numeric_limits<core::Bytes>::max();
   l1_for_sync_loads_ = device.kind == core::DeviceKind::kGpu && device.sm.l1_caches_global_loads;
 
   const double clock = device.clock_ghz;
@@ -187,6 +187,8 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
       sm.inflight += piece;
       chunk += piece;
     }
+    constexpr core::Bytes kAhead = 8;  // lines: host prefetch distance for the L2 tag sets
+    if (op.row_bytes - s.load_off > kAhead * line) memory_.prefetch(s.sm, a + kAhead * line);
     const double issue = sm.lsu.serve(now, static_cast<double>(piece));
     const double done =
         memory_.read(issue, s.sm, a, static_cast<std::uint32_t>(piece), op.tensor, via_l1);

@@ -8,8 +8,8 @@
 // SM's LSU (load_bytes_per_cycle) and timed analytically through L1/L2/HBM (MemorySystem); a
 // CTA may hold at most warps * max_inflight_bytes_per_warp bytes in flight and an SM at most
 // max_inflight_bytes_per_sm, so achieved bandwidth is in-flight bytes / latency. Credits come
-// back per chunk (half the CTA's allowance) by one kCredit event, so a streaming CTA costs
-// about two events per allowance of bytes; a load that fits in its credits costs no event.
+// back per chunk (a quarter of the allowance) by one kCredit event, so a streaming CTA costs
+// about four events per allowance of bytes; a load that fits in its credits costs no event.
 #pragma once
 
 #include <array>

@@ -1,6 +1,7 @@
 #include "sim/engine/memory_system.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace attnsim::engine {
 
@@ -15,6 +16,7 @@ core::L2Spec l2_spec_of(const core::DeviceSpec& d) {
 
 MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_per_sm)
     : device_(device),
+      sm_count_(std::max<std::uint32_t>(1, device.sm.count)),
       scratchpad_(device.kind == core::DeviceKind::kScratchpad),
       l2_enabled_(!scratchpad_ && device.l2.capacity_bytes > 0),
       line_bytes_(device.l2.line_bytes ? device.l2.line_bytes : 128),
@@ -49,7 +51,7 @@ double MemorySystem::dma(double t, std::uint32_t core, core::Bytes bytes) {
 
 double MemorySystem::write_back(double t, const Victim& v) {
   if (!v.valid || v.dirty_mask == 0) return t;
-  const core::Bytes bytes = static_cast<core::Bytes>(__builtin_popcount(v.dirty_mask)) * sector_bytes_;
+  const core::Bytes bytes = static_cast<core::Bytes>(std::popcount(v.dirty_mask)) * sector_bytes_;
   traffic_.dram[static_cast<core::Tensor>(v.tensor)].write += bytes;
   ++counters_.l2_writebacks;
   return hbm_.write(t, v.line * line_bytes_, bytes);
@@ -84,8 +86,7 @@ double MemorySystem::read(double t, std::uint32_t sm, core::Bytes addr, std::uin
   const std::uint32_t last = static_cast<std::uint32_t>((off + bytes - 1) / sector_bytes_);
   const std::uint8_t mask = static_cast<std::uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
   const std::uint32_t sectors = last - first + 1;
-  const std::uint32_t near = static_cast<std::uint32_t>(
-      static_cast<std::uint64_t>(sm) * l2_.partitions() / std::max<std::uint32_t>(1, device_.sm.count));
+  const std::uint32_t near = near_partition(sm);
   const L2Outcome o = l2_.access(line, mask, false, near, static_cast<std::uint8_t>(tensor));
   const core::Bytes sector_total = static_cast<core::Bytes>(sectors) * sector_bytes_;
   counters_.lts_sectors += sectors;
@@ -126,8 +127,7 @@ double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::ui
   const std::uint32_t last = static_cast<std::uint32_t>((off + bytes - 1) / sector_bytes_);
   const std::uint8_t mask = static_cast<std::uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
   const std::uint32_t sectors = last - first + 1;
-  const std::uint32_t near = static_cast<std::uint32_t>(
-      static_cast<std::uint64_t>(sm) * l2_.partitions() / std::max<std::uint32_t>(1, device_.sm.count));
+  const std::uint32_t near = near_partition(sm);
   const L2Outcome o = l2_.access(line, mask, true, near, static_cast<std::uint8_t>(tensor));
   const core::Bytes sector_total = static_cast<core::Bytes>(sectors) * sector_bytes_;
   counters_.lts_sectors += sectors;

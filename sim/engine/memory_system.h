@@ -35,6 +35,13 @@ class MemorySystem {
   // the time the data is back. `via_l1`: the load may hit in / allocate into the SM's L1.
   double read(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
               bool via_l1);
+  // Host-side hint: the line at `addr` will be accessed soon by SM `sm`.
+  void prefetch(std::uint32_t sm, core::Bytes addr) const {
+    if (l2_enabled_) l2_.prefetch(addr / line_bytes_, near_partition(sm));
+  }
+  std::uint32_t near_partition(std::uint32_t sm) const {
+    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(sm) * l2_.partitions() / sm_count_);
+  }
   // A store of `bytes` at `addr` (inside one line); returns when it has left the L2 / DRAM queue.
   double write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor);
   // Writes every dirty L2 line back to HBM starting at `t` and invalidates the L2; returns when done.
@@ -51,6 +58,7 @@ class MemorySystem {
   double write_back(double t, const Victim& v);  // returns when the write is done
 
   const core::DeviceSpec& device_;
+  std::uint32_t sm_count_;
   bool scratchpad_;
   bool l2_enabled_;
   core::Bytes line_bytes_;
