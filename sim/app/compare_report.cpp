@@ -215,7 +215,7 @@ void CompareReport::print(std::ostream& out) const {
   }
   out << "\nsummary: |relative error| over matched kernels\n"
       << "  " << std::left << std::setw(52) << "metric" << std::right << std::setw(5) << "n" << std::setw(10)
-      << "median" << std::setw(10) << "worst" << std::setw(10) << "target" << "  worst at\n";
+      << "median" << std::setw(10) << "worst" << std::setw(13) << "target" << "  worst at\n";
   for (const auto& s : summary_) {
     std::string target = "-";
     if (s.target == 0) target = "exact";
@@ -223,7 +223,7 @@ void CompareReport::print(std::ostream& out) const {
     if (s.target >= 0) target += s.target_met ? " ok" : " MISS";
     out << "  " << std::left << std::setw(52) << s.metric << std::right << std::setw(5) << s.count
         << std::setw(10) << format_pct(s.median_rel_error, false) << std::setw(10)
-        << format_pct(s.worst_rel_error, false) << std::setw(10) << target << "  " << s.worst_where << "\n";
+        << format_pct(s.worst_rel_error, false) << std::setw(13) << target << "  " << s.worst_where << "\n";
   }
   out << "time ranking (Spearman rho of gpu__time_duration.sum): ";
   if (std::isnan(time_rank_correlation_)) {
