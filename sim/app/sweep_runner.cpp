@@ -1,6 +1,9 @@
 #include "sim/app/sweep_runner.h"
 
+#include <signal.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -69,6 +72,22 @@ class Progress {
   std::uint64_t first_;
 };
 
+// A writer killed mid-write leaves "<out>.tmp-<pid>"; remove those whose process is gone.
+void remove_stale_temporaries(const std::string& out_path) {
+  namespace fs = std::filesystem;
+  const fs::path out(out_path);
+  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  const std::string prefix = out.filename().string() + ".tmp-";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const std::string pid = name.substr(prefix.size());
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) fs::remove(e.path(), ec);
+  }
+}
+
 }  // namespace
 
 SweepRunner::SweepRunner(const config::SweepSpec& spec, SweepRunOptions options, PointRunner run_point)
@@ -110,6 +129,7 @@ SweepSummary SweepRunner::run() {
     journal.create();
     for (const auto& r : records) journal.append(r);
   }
+  remove_stale_temporaries(options_.out_path);
   std::set<std::uint64_t> done;
   for (const auto& r : records) done.insert(r.index);
 
@@ -161,7 +181,7 @@ SweepSummary SweepRunner::run() {
   for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(worker);
 
   Progress progress(options_.progress, options_.progress_is_terminal, points.size(), summary.resumed);
-  auto last_snapshot = Clock::now();
+  auto last_snapshot = Clock::now() - std::chrono::hours(1);  // first finished point: readable file at once
   auto sorted = [&records]() {
     std::sort(records.begin(), records.end(),
               [](const io::PointRecord& a, const io::PointRecord& b) { return a.index < b.index; });
