@@ -70,15 +70,9 @@ class Results:
         return np.array([s == STATUS_OK for s in self.status()])
 
     def param_columns(self):
-        """Swept parameters: the columns between reason and the first metric (names with '__')."""
-        out = []
-        for c in self.columns:
-            if c in ("point_index", "status", "reason"):
-                continue
-            if "__" in c:
-                break
-            out.append(c)
-        return out
+        """Swept parameters: every column but point_index/status/reason and the metrics (whose
+        Nsight Compute / attnsim__ names contain '__')."""
+        return [c for c in self.columns if c not in ("point_index", "status", "reason") and "__" not in c]
 
     def varying_params(self):
         """Parameters that take more than one value over the rows."""

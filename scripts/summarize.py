@@ -23,7 +23,7 @@ METRICS = [
     ("L2 bytes", lambda r: r.col("lts__t_bytes.sum").astype(float), ar.fmt_bytes),
     ("time", lambda r: r.col("gpu__time_duration.sum").astype(float), lambda v: "-" if not np.isfinite(v) else
      (f"{v / 1e6:.3f} ms" if v >= 1e5 else f"{v / 1e3:.2f} us")),
-    ("occupancy", lambda r: r.col("sm__warps_active.avg.pct_of_peak_sustained_active").astype(float),
+    ("occupancy", ar.achieved_occupancy,
      lambda v: "-" if not np.isfinite(v) else f"{v:.1f} %"),
 ]
 
