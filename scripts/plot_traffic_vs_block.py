@@ -83,6 +83,16 @@ def main():
                      color=ar.GREYS[gi % len(ar.GREYS)], markersize=7, linewidth=1.8)
         ax_b.plot(x[sel][order], dram[sel][order] / scale, label=label, **style)
         ax_t.plot(x[sel][order], time_ms[sel][order], label=label, **style)
+        if gi == 0:  # resident CTAs per SM of the longest kernel: why the runtime turns
+            for row in np.flatnonzero(sel):
+                ms = [m for _, m in res.kernels(row)]
+                if not ms:
+                    continue
+                m = max(ms, key=lambda k: k.get("gpu__time_duration.sum", 0.0))
+                lim = [m[k] for k in m if k.startswith("launch__occupancy_limit_")]
+                if lim:
+                    ax_t.annotate(f"{min(lim):.0f} CTA/SM", (x[row], time_ms[row]), textcoords="offset points",
+                                  xytext=(0, -14), ha="center", fontsize=7, color="0.25")
 
     # Closed form: one value per block size (it does not depend on the L2 or other device axes).
     xs, cf = [], []
@@ -105,6 +115,8 @@ def main():
     for ax in (ax_b, ax_t):
         ax.set_xscale("log", base=2)
         ax.set_xticks(sorted(set(x[ok])))
+        if ok.any():
+            ax.set_xlim(np.nanmin(x[ok]) / 1.25, np.nanmax(x[ok]) * 1.25)
         ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
         ax.set_xlabel(f"block size {x_key} (rows)")
         ax.grid(True, which="both", color="0.85", linewidth=0.6)
