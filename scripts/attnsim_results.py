@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Distinct markers, line styles and hatches so every figure reads in greyscale.
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">"]
 LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1))]
-HATCHES = ["//", "..", "xx", "\\\\", "oo", "--", "++", "**"]
+HATCHES = ["//", "..", "xx", "\\\\", "oo", "--", "++", "**", "||", "O", "/.", "\\|", "x.", "-/", "+o"]
 GREYS = ["0.0", "0.35", "0.6", "0.2", "0.5", "0.75"]
 
 STATUS_OK = "ok"
