@@ -81,9 +81,13 @@ def main():
             if not sel.any():
                 continue
             order = np.argsort(x[sel])
-            ax.plot(x[sel][order], dram[sel][order], marker=ar.MARKERS[gi % len(ar.MARKERS)],
+            xs_, ys_ = x[sel][order], dram[sel][order]
+            slope = ""
+            if xs_.size >= 2 and ys_[-2] > 0 and xs_[-1] > xs_[-2]:
+                slope = f", slope {np.log(ys_[-1] / ys_[-2]) / np.log(xs_[-1] / xs_[-2]):.2f} at the largest N"
+            ax.plot(xs_, ys_, marker=ar.MARKERS[gi % len(ar.MARKERS)],
                     linestyle=ar.LINESTYLES[gi % len(ar.LINESTYLES)], color=ar.GREYS[gi % len(ar.GREYS)],
-                    markersize=7, linewidth=1.8, label=f"{g} (simulated)" if g is not None else "simulated")
+                    markersize=7, linewidth=1.8, label=(f"{g} (simulated" if g is not None else "(simulated") + slope + ")")
         # Reference slopes from the first ok row's shape.
         rows = np.flatnonzero(in_split)
         if rows.size:
