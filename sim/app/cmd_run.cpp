@@ -15,7 +15,7 @@ namespace attnsim::app {
 
 int cmd_run(const Args& args, std::ostream& out) {
   po::options_description desc("attnsim run options");
-  std::string device_name, workload_file, kernel, out_path;
+  std::string device_name, workload_file, kernel, out_path, max_memory;
   std::vector<std::string> sets;
   desc.add_options()
       ("device", po::value(&device_name)->required(), "device preset name (a100-40gb, a100-80gb, h100-sxm, h200, teaching, scratchpad-accel) or a device YAML path")
@@ -23,9 +23,10 @@ int cmd_run(const Args& args, std::ostream& out) {
       ("kernel", po::value(&kernel), "kernel name instead of a workload file: standard, flash1, flash2, flash_decode, pointer_chase, stream_read")
       ("set", po::value(&sets)->composing(), "override KEY=VALUE (repeatable); device.<path>=VALUE overrides the device, e.g. --set device.l2.capacity_bytes=0")
       ("out", po::value(&out_path), "write the result to this HDF5 file (docs/hdf5-schema.md)")
-      ("json", po::bool_switch(), "print the result as one JSON object instead of the text report");
+      ("json", po::bool_switch(), "print the result as one JSON object instead of the text report")
+      ("max-memory", po::value(&max_memory), "refuse a run whose estimated peak memory exceeds BYTES (e.g. 4294967296 or \"4 GiB\"; 0 = no limit; default: half the physical RAM)");
   po::variables_map vm;
-  if (!parse_options(args, "attnsim run --device DEV (--workload FILE | --kernel NAME) [--set key=value]... [--out FILE.h5] [--json]",
+  if (!parse_options(args, "attnsim run --device DEV (--workload FILE | --kernel NAME) [--set key=value]... [--out FILE.h5] [--json] [--max-memory BYTES]",
                      desc, vm, out))
     return 0;
   if (workload_file.empty() == kernel.empty())
@@ -38,7 +39,14 @@ int cmd_run(const Args& args, std::ostream& out) {
                                 ? config::workload_for_kernel(kernel, workload_overrides)
                                 : config::load_workload_file(workload_file, workload_overrides);
 
-  core::RunResult result = run_workload(workload, device);
+  RunOptions options;
+  if (!max_memory.empty()) {
+    config::YamlReader reader("");
+    const auto bytes = reader.as_bytes(YAML::Node(max_memory), "--max-memory");
+    reader.throw_if_problems();
+    options.max_memory_bytes = *bytes;
+  }
+  core::RunResult result = run_workload(workload, device, options);
 
   if (!out_path.empty())
     io::write_run_h5(out_path, result, device, io::Provenance::current(command_line("run", args)));

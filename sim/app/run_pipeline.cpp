@@ -5,6 +5,7 @@
 
 #include "kernels/functional.h"
 #include "kernels/registry.h"
+#include "sim/core/errors.h"
 
 namespace attnsim::app {
 
@@ -54,6 +55,16 @@ core::RunResult run_workload(const core::Workload& workload, const core::DeviceS
                              const RunOptions& options) {
   auto start = std::chrono::steady_clock::now();
   core::TileProgram program = kernels::make_program(workload, device);
+  if (options.max_memory_bytes > 0) {
+    const RunEstimate estimate = estimate_run(program, device);
+    if (estimate.peak_memory_bytes() > static_cast<double>(options.max_memory_bytes))
+      throw core::ConfigError(core::ConfigProblem{
+          "", 0, "--max-memory",
+          "refusing to run: " + estimate.describe() + " exceeds the limit of " +
+              format_bytes(static_cast<double>(options.max_memory_bytes)) + " (" +
+              std::to_string(options.max_memory_bytes) +
+              " bytes); shrink the workload or device, or raise --max-memory"});
+  }
   core::RunResult result;
   result.workload = program.workload;
   result.device_name = device.name;

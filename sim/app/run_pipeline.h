@@ -2,6 +2,7 @@
 // (plus functional mode when asked). What `attnsim run`, `sweep` and `check` share.
 #pragma once
 
+#include "sim/app/run_estimate.h"
 #include "sim/core/device_spec.h"
 #include "sim/core/run_result.h"
 #include "sim/core/workload.h"
@@ -11,9 +12,12 @@ namespace attnsim::app {
 
 struct RunOptions {
   engine::EngineOptions engine;
+  // Resource guard: a run whose estimated peak memory (estimate_run) exceeds this is refused
+  // with a ConfigError at "--max-memory" quoting the estimate. 0 = no limit.
+  core::Bytes max_memory_bytes = default_max_memory_bytes();
 };
 
-// Throws core::ConfigError for an impossible workload, core::SimError if the engine fails.
+// Throws core::ConfigError for an impossible workload or one over options.max_memory_bytes, core::SimError if the engine fails.
 core::RunResult run_workload(const core::Workload& workload, const core::DeviceSpec& device,
                              const RunOptions& options = {});
 
