@@ -3,11 +3,11 @@
 
     /usr/bin/python3 scripts/plot_occupancy_heatmap.py RESULTS.h5 OUT.{png,svg,pdf}
         [--x block_n --y block_m | --x warps --y stages] [--select key=value ...]
-        [--metric theoretical|achieved] [--title TEXT]
+        [--metric theoretical|achieved|time] [--title TEXT]
 
-Cell value: theoretical occupancy, sm__maximum_warps_per_active_cycle_pct (default), or the
-achieved sm__warps_active.avg.pct_of_peak_sustained_active (--metric achieved), of the
-point's longest-running kernel. Annotation: CTAs per SM and the resource whose
+Cell value: theoretical occupancy, sm__maximum_warps_per_active_cycle_pct (default), the
+achieved sm__warps_active.avg.pct_of_peak_sustained_active (--metric achieved) of the
+point's longest-running kernel, or the run's gpu__time_duration.sum (--metric time, µs). Annotation: CTAs per SM and the resource whose
 launch__occupancy_limit_* (blocks, registers, shared_mem, warps) is smallest — ties name
 each. Impossible / error points are hatched and labelled. --select keeps rows whose column
 equals the value (repeatable); the first row of each (x, y) cell is used.
@@ -74,7 +74,7 @@ def main():
     ap.add_argument("--x")
     ap.add_argument("--y")
     ap.add_argument("--select", action="append")
-    ap.add_argument("--metric", choices=["theoretical", "achieved"], default="theoretical")
+    ap.add_argument("--metric", choices=["theoretical", "achieved", "time"], default="theoretical")
     ap.add_argument("--title")
     a = ap.parse_args()
 
@@ -110,12 +110,17 @@ def main():
             notes[(yi, xi)] = (str(status[row]), None)
             continue
         m = main_kernel_metrics(res, row)
-        grid[yi, xi] = achieved[row] if achieved is not None else m.get(THEORETICAL, np.nan)
+        if a.metric == "time":
+            grid[yi, xi] = float(res.col("gpu__time_duration.sum")[row]) / 1e3
+        else:
+            grid[yi, xi] = achieved[row] if achieved is not None else m.get(THEORETICAL, np.nan)
         ctas, lim = limiter(m)
         notes[(yi, xi)] = (f"{ctas:.0f} CTA/SM\n{lim}" if np.isfinite(ctas) else lim, True)
 
     fig, ax = plt.subplots(figsize=(1.25 * len(xs) + 2.6, 0.9 * len(ys) + 1.8))
-    im = ax.imshow(grid, cmap="Greys", vmin=0, vmax=100, origin="lower", aspect="auto")
+    is_time = a.metric == "time"
+    top = np.nanmax(grid) if is_time and np.isfinite(grid).any() else 100
+    im = ax.imshow(grid, cmap="Greys", vmin=0, vmax=top, origin="lower", aspect="auto")
     for (yi, xi), (text, ok) in notes.items():
         if ok is None:
             ax.add_patch(Rectangle((xi - 0.5, yi - 0.5), 1, 1, fill=False, hatch="xx", edgecolor="0.5", linewidth=0))
@@ -123,8 +128,9 @@ def main():
                     bbox=dict(boxstyle="round,pad=0.15", facecolor="white", edgecolor="none"))
             continue
         v = grid[yi, xi]
-        dark = np.isfinite(v) and v > 55
-        ax.text(xi, yi, f"{v:.0f} %\n{text}" if np.isfinite(v) else text, ha="center", va="center", fontsize=7.5,
+        dark = np.isfinite(v) and v > 0.55 * top
+        value = (f"{v:.1f} µs" if is_time else f"{v:.0f} %") if np.isfinite(v) else ""
+        ax.text(xi, yi, f"{value}\n{text}" if value else text, ha="center", va="center", fontsize=7.5,
                 color="white" if dark else "black")
     ax.set_xticks(range(len(xs)))
     ax.set_xticklabels([str(v) for v in xs])
@@ -133,10 +139,12 @@ def main():
     ax.set_xlabel(x_key)
     ax.set_ylabel(y_key)
     cb = fig.colorbar(im, ax=ax)
-    cb.set_label(("theoretical" if a.metric == "theoretical" else "achieved") + " occupancy (% of max warps per SM)")
+    cb.set_label("simulated time (µs)" if is_time else
+                 a.metric + " occupancy (% of max warps per SM)")
     sel = ", ".join(a.select) if a.select else ""
     ax.set_title(a.title or f"occupancy over ({y_key}, {x_key}){' — ' + sel if sel else ''}", fontsize=10)
-    ax.text(0, -0.16 - 0.02 * len(ys) ** 0, "cell: occupancy, CTAs per SM, limiting resource (launch__occupancy_limit_*)",
+    ax.text(0, -0.18, f"cell: {'time' if is_time else 'occupancy'}, CTAs per SM, limiting resource "
+            "(launch__occupancy_limit_*)",
             transform=ax.transAxes, fontsize=7, color="0.3")
     fig.tight_layout()
     ar.savefig(fig, a.out)
