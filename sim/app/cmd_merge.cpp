@@ -19,8 +19,9 @@ namespace {
 const char* const kUsage =
     "attnsim merge --out OUT.h5 IN.h5 [IN.h5...]\n\n"
     "Merges the outputs of one sweep run in shards (attnsim sweep --shard I/N) into one file.\n"
-    "All inputs must come from the same sweep file (same sweep_hash); a point present in two\n"
-    "inputs must be identical. The result is complete when every point of the sweep is present.";
+    "All inputs must come from the same sweep file (same sweep_hash), no point may appear in two\n"
+    "inputs, and every point of the sweep must be present (--allow-missing: write an incomplete\n"
+    "file, attribute complete = 0, instead of refusing).";
 
 core::ConfigError problem(const std::string& file, const std::string& what) {
   return core::ConfigError(core::ConfigProblem{file, 0, "", what});
@@ -31,10 +32,12 @@ core::ConfigError problem(const std::string& file, const std::string& what) {
 int cmd_merge(const Args& args, std::ostream& out) {
   std::string out_path;
   std::vector<std::string> inputs;
+  bool allow_missing = false;
   po::options_description desc("options");
   desc.add_options()
       ("out", po::value<std::string>(&out_path)->required(), "merged HDF5 file")
-      ("inputs", po::value<std::vector<std::string>>(&inputs)->required(), "shard files");
+      ("inputs", po::value<std::vector<std::string>>(&inputs)->required(), "shard files")
+      ("allow-missing", po::bool_switch(&allow_missing), "merge even if some points of the sweep are missing");
   po::positional_options_description pos;
   pos.add("inputs", -1);
   po::variables_map vm;
@@ -53,9 +56,9 @@ int cmd_merge(const Args& args, std::ostream& out) {
       throw problem(in, "comes from a different sweep file than " + inputs.front());
     }
     for (auto& p : f.points) {
-      auto it = points.find(p.index);
-      if (it != points.end() && io::serialize_point(it->second) != io::serialize_point(p))
-        throw problem(in, "point " + std::to_string(p.index) + " differs from the same point in another input");
+      if (points.count(p.index))
+        throw problem(in, "point " + std::to_string(p.index) +
+                              " appears more than once (is a shard given twice, or shards of different N?)");
       points[p.index] = std::move(p);
     }
   }
@@ -63,6 +66,18 @@ int cmd_merge(const Args& args, std::ostream& out) {
   std::vector<io::PointRecord> records;
   for (auto& [i, p] : points) records.push_back(std::move(p));
   const bool complete = records.size() == spec.point_count();
+  if (!complete && !allow_missing) {
+    std::string missing;
+    int listed = 0;
+    for (std::uint64_t i = 0; i < spec.point_count() && listed < 10; ++i) {
+      if (points.count(i)) continue;
+      missing += (listed++ ? ", " : "") + std::to_string(i);
+    }
+    throw problem(inputs.front(), std::to_string(spec.point_count() - records.size()) + " of " +
+                                      std::to_string(spec.point_count()) + " points are missing (first: " + missing +
+                                      "); a shard or an interrupted shard's points are absent (--allow-missing merges "
+                                      "anyway)");
+  }
 
   io::Provenance prov = io::Provenance::current(command_line("merge", args));
   prov.sweep_text = sweep_text;

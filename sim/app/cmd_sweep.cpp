@@ -1,14 +1,21 @@
 // `attnsim sweep FILE.yaml --out FILE.h5 [-j N] [--resume] [--shard I/N]`: expands the sweep,
-// runs every point (app::run_workload) on N threads and writes the HDF5 results file.
+// runs every point (app::run_workload) on N threads and writes the HDF5 results file. Under
+// mpirun (docs/distributed.md) rank 0 runs the sweep and hands points to the other ranks.
 #include <unistd.h>
 
+#include <exception>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "sim/app/cli_common.h"
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
+#include "sim/app/mpi_session.h"
+#include "sim/app/mpi_sweep_master.h"
+#include "sim/app/mpi_sweep_worker.h"
 #include "sim/app/run_pipeline.h"
+#include "sim/app/sigint_flag.h"
 #include "sim/app/sweep_runner.h"
 #include "sim/config/sweep_loader.h"
 #include "sim/core/errors.h"
@@ -22,7 +29,10 @@ const char* const kUsage =
     "Runs every point of a sweep file (see docs/hdf5-schema.md and README) and writes one HDF5 file:\n"
     "a table with one row per point (status ok / impossible / error) and a group per point.\n"
     "Finished points are journaled in FILE.h5.partial/ as they complete; after a crash,\n"
-    "--resume continues where the sweep stopped. --shard I/N runs the points with index % N == I.";
+    "--resume continues where the sweep stopped. --shard I/N runs the points with index % N == I.\n"
+    "Ctrl-C finishes the points in flight, writes a readable snapshot and exits 130 (a second one kills).\n"
+    "Under mpirun -n K, rank 0 hands points to the other ranks and alone writes FILE.h5\n"
+    "(-j then defaults to 1 thread per rank; see docs/distributed.md).";
 
 void parse_shard(const std::string& s, SweepRunOptions& o) {
   const auto slash = s.find('/');
@@ -40,7 +50,26 @@ void parse_shard(const std::string& s, SweepRunOptions& o) {
 
 }  // namespace
 
+// Runs `body` on every rank; if any rank throws a ConfigError, every rank returns exit 2 together
+// (rank 0 reports the error; other ranks report it only when rank 0 had none), so a bad sweep file
+// never leaves some ranks waiting for others.
+template <typename F>
+int agree_on_input(const MpiSession& mpi, F&& body) {
+  std::exception_ptr error;
+  try {
+    body();
+  } catch (const core::ConfigError&) {
+    error = std::current_exception();
+  }
+  const int mine = error ? 2 : 0;
+  const int any = mpi.all_max(mine);
+  const int root = mpi.broadcast(mine, 0);
+  if (error && (mpi.rank() == 0 || root == 0)) std::rethrow_exception(error);
+  return any;
+}
+
 int cmd_sweep(const Args& args, std::ostream& out) {
+  const MpiSession mpi;
   std::string file, shard;
   SweepRunOptions o;
   int jobs = 0;
@@ -48,25 +77,55 @@ int cmd_sweep(const Args& args, std::ostream& out) {
   desc.add_options()
       ("file", po::value<std::string>(&file)->required(), "sweep YAML file")
       ("out", po::value<std::string>(&o.out_path)->required(), "output HDF5 file")
-      ("jobs,j", po::value<int>(&jobs)->default_value(0), "points run in parallel (0: the cores available)")
+      ("jobs,j", po::value<int>(&jobs)->default_value(0),
+       "points run in parallel (0: the cores available; 1 per rank under mpirun)")
       ("resume", po::bool_switch(&o.resume), "continue an interrupted sweep (skips finished points)")
       ("shard", po::value<std::string>(&shard), "run only the points with index % N == I (I/N)");
   po::positional_options_description pos;
   pos.add("file", 1);
   po::variables_map vm;
-  if (!parse_options(args, kUsage, desc, vm, out, &pos)) return 0;
-  if (jobs < 0) throw core::ConfigError(core::ConfigProblem{"", 0, "-j", "must not be negative"});
-  o.jobs = jobs > 0 ? static_cast<unsigned>(jobs) : std::max(1u, std::thread::hardware_concurrency());
-  if (!shard.empty()) parse_shard(shard, o);
+  std::optional<config::SweepSpec> spec;
+  std::optional<config::SweepExpander> expander;
+  bool help = false;
+  const int input = agree_on_input(mpi, [&]() {
+    help = !parse_options(args, kUsage, desc, vm, out, &pos);
+    if (help) return;
+    if (jobs < 0) throw core::ConfigError(core::ConfigProblem{"", 0, "-j", "must not be negative"});
+    if (!shard.empty()) parse_shard(shard, o);
+    spec.emplace(config::SweepLoader::load_file(file));
+    expander.emplace(*spec);
+  });
+  if (input != 0) return input;
+  if (help) {
+    if (mpi.rank() == 0)
+      out << "built " << (MpiSession::built_with_mpi() ? "with" : "without") << " MPI\n";
+    return 0;
+  }
+  const PointRunner run_point = [](const core::Workload& w, const core::DeviceSpec& d) { return run_workload(w, d); };
+  if (mpi.rank() != 0) return MpiSweepWorker(mpi, *expander, run_point).run();
+
+  o.jobs = jobs > 0 ? static_cast<unsigned>(jobs)
+           : mpi.distributed() ? 1u
+                               : std::max(1u, std::thread::hardware_concurrency());
   o.command_line = command_line("sweep", args);
   o.progress = &std::cerr;
   o.progress_is_terminal = ::isatty(STDERR_FILENO) != 0;
+  const SigintFlag sigint;
+  o.interrupt = &sigint.raised();
+  std::optional<MpiSweepMaster> master;
+  if (mpi.distributed()) o.remote = &master.emplace(mpi);
 
-  const config::SweepSpec spec = config::SweepLoader::load_file(file);
-  SweepRunner runner(spec, o, [](const core::Workload& w, const core::DeviceSpec& d) { return run_workload(w, d); });
-  const SweepSummary s = runner.run();
-  out << "sweep " << (spec.name.empty() ? file : spec.name) << ": " << s.total << " points";
+  SweepRunner runner(*spec, o, run_point);
+  SweepSummary s;
+  try {
+    s = runner.run();
+  } catch (const SweepInterrupted& e) {
+    std::cerr << "attnsim sweep: " << e.what() << "\n";
+    return 130;
+  }
+  out << "sweep " << (spec->name.empty() ? file : spec->name) << ": " << s.total << " points";
   if (o.shard_count > 1) out << " (shard " << o.shard_index << "/" << o.shard_count << ")";
+  if (mpi.distributed()) out << " on " << mpi.size() << " MPI ranks";
   out << ": " << s.ok << " ok, " << s.impossible << " impossible, " << s.error << " error";
   if (s.resumed) out << " (" << s.resumed << " from the interrupted run)";
   out << "\nwrote " << o.out_path << "\n";

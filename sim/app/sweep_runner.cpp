@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -19,6 +21,7 @@
 #include "sim/io/h5_results_reader.h"
 #include "sim/io/h5_results_writer.h"
 #include "sim/io/point_journal.h"
+#include "sim/app/remote_point_pool.h"
 
 namespace attnsim::app {
 
@@ -90,45 +93,69 @@ void remove_stale_temporaries(const std::string& out_path) {
 
 }  // namespace
 
+io::PointRecord run_sweep_point(const config::SweepPoint& p, const PointRunner& run_point) {
+  io::PointRecord r = to_record(p);
+  try {
+    if (p.possible) r.result = run_point(p.workload, *p.device);
+  } catch (const core::ConfigError& e) {
+    r.status = io::kStatusImpossible;
+    r.reason = e.what();
+  } catch (const core::SimError& e) {
+    r.status = io::kStatusError;
+    r.reason = e.what();
+  }
+  if (r.result) r.result->wall_seconds = 0;  // host time is not part of the results
+  return r;
+}
+
 SweepRunner::SweepRunner(const config::SweepSpec& spec, SweepRunOptions options, PointRunner run_point)
     : spec_(spec), options_(std::move(options)), run_point_(std::move(run_point)) {}
 
 SweepSummary SweepRunner::run() {
-  const config::SweepExpander expander(spec_);  // ConfigError here: nothing written yet
-  if (options_.shard_count == 0 || options_.shard_index >= options_.shard_count)
-    throw core::ConfigError(core::ConfigProblem{"", 0, "--shard", "expected I/N with 0 <= I < N"});
-  const std::string shard = std::to_string(options_.shard_index) + "/" + std::to_string(options_.shard_count);
-
+  RemotePointPool* const remote = options_.remote;
   std::vector<config::SweepPoint> points;
-  for (std::uint64_t i = options_.shard_index; i < expander.size(); i += options_.shard_count)
-    points.push_back(expander.point(i));
-
   io::Provenance prov = io::Provenance::current(options_.command_line);
-  prov.sweep_text = spec_.text;
-  prov.sweep_hash = io::content_hash(spec_.text);
-  if (options_.shard_count > 1) prov.shard = shard;
-  io::PointJournal journal(io::PointJournal::dir_for(options_.out_path),
-                           io::content_hash(spec_.text + "\nshard " + shard));
-
+  std::optional<io::PointJournal> journal;
   std::vector<io::PointRecord> records;
-  if (journal.exists()) {
-    if (!options_.resume)
-      throw core::ConfigError(core::ConfigProblem{journal.dir(), 0, "",
-                                                  "an interrupted sweep left this journal; pass --resume to continue "
-                                                  "it or delete it to start over"});
-    records = journal.load();
-  } else {
-    if (options_.resume && std::filesystem::exists(options_.out_path)) {
-      io::ResultsFile old = io::read_results_h5(options_.out_path);
-      auto it = old.string_attrs.find("sweep_hash");
-      auto sh = old.string_attrs.find("shard");
-      if (it != old.string_attrs.end() && it->second == prov.sweep_hash &&
-          (sh == old.string_attrs.end() ? shard == "0/1" : sh->second == shard))
-        records = std::move(old.points);
+  try {
+    const config::SweepExpander expander(spec_);  // ConfigError here: nothing written yet
+    if (options_.shard_count == 0 || options_.shard_index >= options_.shard_count)
+      throw core::ConfigError(core::ConfigProblem{"", 0, "--shard", "expected I/N with 0 <= I < N"});
+    const std::string shard = std::to_string(options_.shard_index) + "/" + std::to_string(options_.shard_count);
+    for (std::uint64_t i = options_.shard_index; i < expander.size(); i += options_.shard_count)
+      points.push_back(expander.point(i));
+
+    prov.sweep_text = spec_.text;
+    prov.sweep_hash = io::content_hash(spec_.text);
+    if (options_.shard_count > 1) prov.shard = shard;
+    journal.emplace(io::PointJournal::dir_for(options_.out_path), io::content_hash(spec_.text + "\nshard " + shard));
+
+    if (journal->exists()) {
+      if (!options_.resume)
+        throw core::ConfigError(core::ConfigProblem{journal->dir(), 0, "",
+                                                    "an interrupted sweep left this journal; pass --resume to "
+                                                    "continue it or delete it to start over"});
+      records = journal->load();
+    } else {
+      if (options_.resume && std::filesystem::exists(options_.out_path)) {
+        io::ResultsFile old = io::read_results_h5(options_.out_path);
+        auto it = old.string_attrs.find("sweep_hash");
+        auto sh = old.string_attrs.find("shard");
+        if (it != old.string_attrs.end() && it->second == prov.sweep_hash &&
+            (sh == old.string_attrs.end() ? shard == "0/1" : sh->second == shard))
+          records = std::move(old.points);
+      }
+      journal->create();
+      for (const auto& r : records) journal->append(r);
     }
-    journal.create();
-    for (const auto& r : records) journal.append(r);
+  } catch (const core::ConfigError&) {
+    if (remote) remote->announce(2);
+    throw;
+  } catch (...) {
+    if (remote) remote->announce(3);
+    throw;
   }
+  if (remote) remote->announce(0);
   remove_stale_temporaries(options_.out_path);
   std::set<std::uint64_t> done;
   for (const auto& r : records) done.insert(r.index);
@@ -150,18 +177,12 @@ SweepSummary SweepRunner::run() {
 
   auto worker = [&]() {
     for (;;) {
+      if (stop.load()) return;
       const std::size_t i = next.fetch_add(1);
-      if (i >= todo.size() || stop.load()) return;
-      const config::SweepPoint& p = *todo[i];
-      io::PointRecord r = to_record(p);
+      if (i >= todo.size()) return;
+      io::PointRecord r;
       try {
-        if (p.possible) r.result = run_point_(p.workload, *p.device);
-      } catch (const core::ConfigError& e) {
-        r.status = io::kStatusImpossible;
-        r.reason = e.what();
-      } catch (const core::SimError& e) {
-        r.status = io::kStatusError;
-        r.reason = e.what();
+        r = run_sweep_point(*todo[i], run_point_);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mu);
         if (!failure) failure = std::current_exception();
@@ -169,11 +190,20 @@ SweepSummary SweepRunner::run() {
         cv.notify_all();
         return;
       }
-      if (r.result) r.result->wall_seconds = 0;  // host time is not part of the results
       std::lock_guard<std::mutex> lock(mu);
       finished.push_back(std::move(r));
       cv.notify_all();
     }
+  };
+  // Remote workers draw from the same counter as the local threads: whoever is free takes the next.
+  const RemotePointPool::Take take = [&](std::size_t max) {
+    std::vector<std::uint64_t> out;
+    while (out.size() < max && !stop.load()) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= todo.size()) break;
+      out.push_back(todo[i]->index);
+    }
+    return out;
   };
 
   const unsigned jobs = std::max(1u, std::min<unsigned>(options_.jobs, static_cast<unsigned>(std::max<std::size_t>(1, todo.size()))));
@@ -187,18 +217,35 @@ SweepSummary SweepRunner::run() {
               [](const io::PointRecord& a, const io::PointRecord& b) { return a.index < b.index; });
   };
   std::size_t received = 0;
-  try {
-    while (received < todo.size()) {
+  const RemotePointPool::Done accept = [&](io::PointRecord&& r) {
+    journal->append(r);  // durable before it counts as done
+    records.push_back(std::move(r));
+    ++received;
+    progress.tick();
+  };
+  auto drain_local = [&]() {
+    for (;;) {
       std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return !finished.empty() || failure; });
-      if (finished.empty() && failure) break;
+      if (finished.empty()) return;
       io::PointRecord r = std::move(finished.front());
       finished.pop_front();
       lock.unlock();
-      journal.append(r);  // durable before it counts as done
-      records.push_back(std::move(r));
-      ++received;
-      progress.tick();
+      accept(std::move(r));
+    }
+  };
+  auto interrupted = [&]() { return options_.interrupt && options_.interrupt->load(); };
+  const auto wait = remote ? std::chrono::milliseconds(1) : std::chrono::milliseconds(100);
+  try {
+    while (received < todo.size()) {
+      if (interrupted()) break;
+      const bool served = remote && remote->serve(take, accept);
+      if (remote && !remote->failure().empty()) break;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        if (!served) cv.wait_for(lock, wait, [&] { return !finished.empty() || failure; });
+        if (finished.empty() && failure) break;
+      }
+      drain_local();
       if (std::chrono::duration<double>(Clock::now() - last_snapshot).count() >= options_.snapshot_seconds &&
           received < todo.size()) {
         sorted();
@@ -206,17 +253,31 @@ SweepSummary SweepRunner::run() {
         last_snapshot = Clock::now();
       }
     }
+    // Done, interrupted or failed: no new points; those in flight finish and are journaled.
+    stop = true;
+    for (auto& t : threads) t.join();
+    threads.clear();
+    drain_local();
+    const bool failed = failure || (remote && !remote->failure().empty());
+    if (remote) remote->stop(failed ? 3 : received < todo.size() ? 130 : 0, accept);
   } catch (...) {
     stop = true;
     for (auto& t : threads) t.join();
+    if (remote) remote->stop(3, [](io::PointRecord&&) {});
     throw;
   }
-  for (auto& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
+  if (remote && !remote->failure().empty()) throw core::SimError(remote->failure());
 
   sorted();
+  if (received < todo.size()) {
+    io::write_results_h5(options_.out_path, records, prov, spec_.text, false);
+    throw SweepInterrupted("interrupted after " + std::to_string(records.size()) + " of " +
+                           std::to_string(points.size()) + " points; the journal " + journal->dir() +
+                           " keeps them: rerun with --resume to finish");
+  }
   io::write_results_h5(options_.out_path, records, prov, spec_.text, true);
-  journal.remove();
+  journal->remove();
   for (const auto& r : records) {
     if (r.status == io::kStatusOk) ++summary.ok;
     else if (r.status == io::kStatusImpossible) ++summary.impossible;

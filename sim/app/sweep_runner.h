@@ -3,17 +3,23 @@
 // Simulation of a point is injected (app::run_workload in production, a fake in tests).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 
+#include "sim/config/sweep_expander.h"
 #include "sim/config/sweep_spec.h"
 #include "sim/core/device_spec.h"
 #include "sim/core/run_result.h"
 #include "sim/core/workload.h"
+#include "sim/io/point_record.h"
 
 namespace attnsim::app {
+
+class RemotePointPool;
 
 struct SweepRunOptions {
   std::string out_path;
@@ -25,6 +31,17 @@ struct SweepRunOptions {
   std::ostream* progress = nullptr;   // progress reports (stderr in the CLI); null = silent
   bool progress_is_terminal = false;  // true: one redrawn bar line; false: plain lines
   double snapshot_seconds = 2.0;      // rewrite the output file with the points so far this often
+  // Set (by a SIGINT handler) to stop: points in flight finish and are journaled, a snapshot
+  // (complete = 0) is written, and run() throws SweepInterrupted. Null: never interrupted.
+  const std::atomic<bool>* interrupt = nullptr;
+  // Other processes that run points for this one (MPI worker ranks); null: this process only.
+  RemotePointPool* remote = nullptr;
+};
+
+// run() stopped on `interrupt` after making every finished point durable (exit 130 in the CLI).
+class SweepInterrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 struct SweepSummary {
@@ -37,13 +54,18 @@ struct SweepSummary {
 
 using PointRunner = std::function<core::RunResult(const core::Workload&, const core::DeviceSpec&)>;
 
+// One point's record: impossible points are not run; a ConfigError while running makes the point
+// "impossible", a SimError "error"; any other exception propagates. Host wall time is zeroed.
+io::PointRecord run_sweep_point(const config::SweepPoint& point, const PointRunner& run_point);
+
 class SweepRunner {
  public:
   SweepRunner(const config::SweepSpec& spec, SweepRunOptions options, PointRunner run_point);
 
   // Throws core::ConfigError for a bad sweep (before anything is written) or a leftover journal
   // without --resume. Any other exception from a point stops the sweep and leaves the journal
-  // ("<out>.partial/") for --resume.
+  // ("<out>.partial/") for --resume. With options.remote, also tells the workers whether the
+  // sweep starts, hands them points and stops them at the end (or on any failure).
   SweepSummary run();
 
  private:

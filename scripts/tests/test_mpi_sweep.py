@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""MPI and job-array sweeps (docs/distributed.md): `mpirun -n 2` and `-n 3` give the single-process
+table; shards + merge give it too, and merge refuses missing or duplicate points; a rank killed
+with SIGKILL (a worker, or rank 0) leaves a journal that `--resume` in one process completes to the
+same table. Skips (passes) when the binary, mpirun or an MPI build is missing.
+Run: ATTNSIM=build/attnsim /usr/bin/python3 scripts/tests/test_mpi_sweep.py"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_tables import binary, differences, fresh_dir, journaled, run, table, wait_for_points, write_sweep  # noqa: E402
+
+MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "btl", "self,vader"]
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def rank_pids():
+    """{rank: pid} of the attnsim processes mpirun started (read from their environment)."""
+    out = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+            with open(f"/proc/{pid}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if b"OMPI_COMM_WORLD_RANK" in env and "(attnsim)" in stat:
+            out[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(pid)
+    return out
+
+
+def mpi_sweep(att, n, sweep, out, extra=(), timeout=300):
+    return run(MPIRUN + ["-n", str(n), att, "sweep", sweep, "--out", out] + list(extra), timeout=timeout)
+
+
+def kill_rank_then_resume(att, d, sweep, ref, rank):
+    out = os.path.join(d, f"killed{rank}.h5")
+    p = subprocess.Popen(MPIRUN + ["-n", "3", att, "sweep", sweep, "--out", out],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = wait_for_points(p, out, 3)
+    pids = {}
+    for _ in range(100):
+        pids = rank_pids()
+        if rank in pids:
+            break
+        time.sleep(0.05)
+    check(started and rank in pids, f"rank {rank} found while the 3-rank sweep runs ({journaled(out)} journaled)")
+    if rank in pids:
+        os.kill(pids[rank], signal.SIGKILL)
+    try:
+        p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.communicate()
+    check(p.returncode != 0, f"mpirun fails after rank {rank} is killed (rc {p.returncode})")
+    kept = journaled(out)
+    check(kept >= 3, f"the journal keeps the points finished before the kill ({kept})")
+    r = run([att, "sweep", sweep, "--out", out, "--resume", "-j", "1"])
+    check(r.returncode == 0, f"--resume in one process completes it (rc {r.returncode}) {r.stderr[-300:]}")
+    check("from the interrupted run" in r.stdout, "--resume reuses the journaled points")
+    if r.returncode == 0:
+        diff = differences(ref, out)
+        check(not diff, f"resumed after killing rank {rank} == single process {diff[:5]}")
+
+
+def main():
+    att = binary()
+    if not att or not shutil.which("mpirun"):
+        print("skip: no attnsim binary or no mpirun")
+        return 0
+    if "built with MPI" not in run([att, "sweep", "--help"]).stdout:
+        print("skip: attnsim built without MPI")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        d = fresh_dir(tmp, "mpi")
+        sweep = os.path.join(d, "s.yaml")
+        write_sweep(sweep, seqs=(64, 128, 256), block_ms=(16, 32), block_ns=(16, 32, 64))  # 18 points
+        ref = os.path.join(d, "ref.h5")
+        r = run([att, "sweep", sweep, "--out", ref, "-j", "1"])
+        check(r.returncode == 0, f"single-process sweep (rc {r.returncode}) {r.stderr[-300:]}")
+        if r.returncode != 0:
+            return 1
+
+        for n in (2, 3):
+            out = os.path.join(d, f"mpi{n}.h5")
+            r = mpi_sweep(att, n, sweep, out)
+            check(r.returncode == 0, f"mpirun -n {n} (rc {r.returncode}) {r.stderr[-400:]}")
+            check(f"on {n} MPI ranks" in r.stdout, f"-n {n}: rank 0 reports {n} ranks: {r.stdout.strip()}")
+            if r.returncode == 0:
+                diff = differences(ref, out)
+                check(not diff, f"mpirun -n {n} table == single process {diff[:5]}")
+                check(not os.path.exists(out + ".partial"), f"-n {n}: journal removed at the end")
+
+        # A bad sweep file: exit 2 from every rank, no output.
+        bad = os.path.join(d, "bad.yaml")
+        with open(bad, "w") as f:
+            f.write("device: teaching\naxes:\n  block_m: []\n")
+        r = mpi_sweep(att, 3, bad, os.path.join(d, "bad.h5"), timeout=120)
+        check(r.returncode == 2, f"bad sweep file under mpirun -n 3 exits 2 (rc {r.returncode})")
+        check(r.stderr.count("empty axis") == 1, "the error is reported once (by rank 0)")
+        check(not any(n.startswith("bad.h5") for n in os.listdir(d)), "bad sweep file leaves no output")
+
+        # MPI + --resume: a journal from a killed single-process run, finished by 3 ranks.
+        part = os.path.join(d, "partial.h5")
+        p = subprocess.Popen([att, "sweep", sweep, "--out", part, "-j", "1"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for_points(p, part, 4)
+        p.kill()
+        p.wait()
+        before = journaled(part)
+        r = mpi_sweep(att, 3, sweep, part, ["--resume"])
+        check(r.returncode == 0 and f"({before} from the interrupted run)" in r.stdout,
+              f"mpirun -n 3 --resume reuses the {before} journaled points: {r.stdout.strip()} {r.stderr[-300:]}")
+        if r.returncode == 0:
+            diff = differences(ref, part)
+            check(not diff, f"MPI --resume table == single process {diff[:5]}")
+
+        # Job-array shards + merge; shards and MPI combine.
+        parts = []
+        for i in range(3):
+            pth = os.path.join(d, f"part-{i}.h5")
+            cmd = [att, "sweep", sweep, "--out", pth, "--shard", f"{i}/3", "-j", "1"]
+            r = run(MPIRUN + ["-n", "2"] + cmd if i == 1 else cmd)
+            check(r.returncode == 0, f"shard {i}/3{' under mpirun -n 2' if i == 1 else ''} (rc {r.returncode})")
+            parts.append(pth)
+        merged = os.path.join(d, "merged.h5")
+        r = run([att, "merge", "--out", merged] + parts[::-1])
+        check(r.returncode == 0, f"merge of 3 shards (rc {r.returncode}) {r.stderr[-300:]}")
+        if r.returncode == 0:
+            diff = differences(ref, merged)
+            check(not diff, f"merged shards == single process {diff[:5]}")
+        r = run([att, "merge", "--out", os.path.join(d, "m2.h5"), parts[0], parts[2]])
+        check(r.returncode == 2 and "missing" in r.stderr, f"merge refuses a missing shard (rc {r.returncode})")
+        r = run([att, "merge", "--out", os.path.join(d, "m3.h5"), parts[0], parts[1], parts[2], parts[1]])
+        check(r.returncode == 2 and "more than once" in r.stderr, f"merge refuses duplicate points (rc {r.returncode})")
+
+        # A rank killed mid-run: slower points so that the kill lands mid-sweep.
+        slow = os.path.join(d, "slow.yaml")
+        write_sweep(slow, seqs=(1024, 2048), block_ms=(16, 32), block_ns=(16, 32, 64), batch=2)  # 12 points
+        slow_ref = os.path.join(d, "slow_ref.h5")
+        r = run([att, "sweep", slow, "--out", slow_ref, "-j", "2"])
+        check(r.returncode == 0, "single-process slow sweep")
+        kill_rank_then_resume(att, d, slow, slow_ref, rank=1)
+        kill_rank_then_resume(att, d, slow, slow_ref, rank=0)
+        check(table(slow_ref)["@complete"] == 1, "reference complete")
+
+    print(f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
