@@ -15,30 +15,61 @@ namespace {
 using core::OpKind;
 using core::Tensor;
 
-constexpr std::uint64_t kSoftmaxRows = 4;            // rows per softmax CTA (one warp per row)
 constexpr core::Bytes kCublasEpilogueSmem = 16580;   // measured 213188 B minus 4 stages x 384 x 64 x 2 B
+
+// The row kernel PyTorch 2.x (aten/src/ATen/native/cuda/SoftMax.cu) launches for a row of
+// `cols` values, with the launch shape kernels.csv measured on sm_90 (registers as ptxas
+// allocated them for each instantiation): rows up to 4096 B -> softmax_warp_forward, one warp
+// per row, 4 rows per 128-thread CTA; rows up to 8192 values -> cunn_SoftMaxForwardReg, one row
+// per 1024-thread CTA holding the row in registers; longer rows -> cunn_SoftMaxForwardSmem,
+// the row staged in shared memory (cols x bytes + 128 B of reduction scratch).
+struct RowKernelShape {
+  std::uint64_t rows_per_cta = 4;
+  std::uint32_t threads = 128, regs = 48;
+  core::Bytes smem = 0;
+};
+
+RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
+  RowKernelShape k;
+  if (cols * value_bytes <= 4096) {
+    k.regs = cols <= 1024 ? 48 : 80;  // kernels.csv: 48 (log2 10), 80 (log2 11)
+    return k;
+  }
+  k.rows_per_cta = 1;
+  k.threads = 1024;
+  k.smem = 128;  // one float per warp for the block reductions
+  if (cols <= 8192) {
+    k.regs = cols <= 4096 ? 30 : 37;  // kernels.csv: 30 (N=4096), 37 (N=8192)
+    return k;
+  }
+  k.regs = 32;  // kernels.csv: 32 (N=16384, 32896 B dynamic shared memory)
+  k.smem = cols * value_bytes + 128;
+  return k;
+}
 
 // Row-wise kernel over score-shaped [seq_q, seq_kv] tensors: softmax forward (S -> P) and
 // backward (P, dP -> dS). Each row touches the columns the score GEMM wrote for it.
 class RowwiseLaunch : public core::KernelLaunch {
  public:
   RowwiseLaunch(std::string name, std::vector<Tensor> reads, Tensor write, const core::Workload& w)
-      : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w) {}
+      : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w),
+        k_(row_kernel_shape(w.seq_kv, w.value_bytes())) {}
   std::string name() const override { return name_; }
   core::LaunchShape shape() const override {
     core::LaunchShape s;
-    s.grid_x = core::ceil_div(w_.seq_q, kSoftmaxRows);
+    s.grid_x = core::ceil_div(w_.seq_q, k_.rows_per_cta);
     s.grid_y = w_.heads;
     s.grid_z = w_.batch;
-    s.threads_per_cta = 32 * kSoftmaxRows;
-    s.regs_per_thread = 48;
+    s.threads_per_cta = k_.threads;
+    s.regs_per_thread = k_.regs;
+    s.smem_dynamic_bytes = k_.smem;
     return s;
   }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
     if (step > 0) return false;
-    const std::uint64_t per = core::ceil_div(w_.seq_q, kSoftmaxRows);
-    const std::uint64_t bh = cta / per, row0 = (cta % per) * kSoftmaxRows;
-    const std::uint64_t rows = std::min(kSoftmaxRows, w_.seq_q - row0);
+    const std::uint64_t per = core::ceil_div(w_.seq_q, k_.rows_per_cta);
+    const std::uint64_t bh = cta / per, row0 = (cta % per) * k_.rows_per_cta;
+    const std::uint64_t rows = std::min(k_.rows_per_cta, w_.seq_q - row0);
     for (std::uint64_t q = row0; q < row0 + rows; ++q) {
       const std::uint64_t cols = columns(q);
       for (Tensor t : reads_)
@@ -62,6 +93,7 @@ class RowwiseLaunch : public core::KernelLaunch {
   std::vector<Tensor> reads_;
   Tensor write_;
   core::Workload w_;
+  RowKernelShape k_;
 };
 
 core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {

@@ -57,6 +57,7 @@ void read_l2(MapReader m, core::L2Spec& l2) {
     m.check(l2.bandwidth_gbps > 0 || (!enabled && l2.bandwidth_gbps == 0), "bandwidth_gbps", "must be positive");
   if (m.string("replacement", l2.replacement))
     m.check(l2.replacement == "lru", "replacement", "unknown policy '" + l2.replacement + "' (known: lru)");
+  m.boolean("count_final_writeback", l2.count_final_writeback);
   if (l2.capacity_bytes > 0 && is_pow2(l2.line_bytes) && is_pow2(l2.associativity)) {
     const std::uint64_t set_bytes = l2.line_bytes * l2.associativity;
     m.check(l2.capacity_bytes % set_bytes == 0, "capacity_bytes",
@@ -311,7 +312,8 @@ std::string device_to_yaml(const core::DeviceSpec& d) {
     << "  near_hit_latency_cycles: " << l2.near_hit_latency_cycles << "\n"
     << "  far_hit_latency_cycles: " << l2.far_hit_latency_cycles << "\n"
     << "  bandwidth_gbps: " << format_double(l2.bandwidth_gbps) << "\n"
-    << "  replacement: " << quote(l2.replacement) << "\n";
+    << "  replacement: " << quote(l2.replacement) << "\n"
+    << "  count_final_writeback: " << (l2.count_final_writeback ? "true" : "false") << "\n";
   const auto& sm = d.sm;
   o << "sm:\n"
     << "  count: " << sm.count << "\n"

@@ -29,6 +29,10 @@ struct L2Spec {
   Cycles far_hit_latency_cycles = 0;
   double bandwidth_gbps = 0;         // aggregate L2 bandwidth, GB/s
   std::string replacement = "lru";   // "lru"
+  // true: dirty lines left in the L2 when a launch ends are written back and counted as that
+  // launch's DRAM writes (every stored byte reaches HBM: the closed forms). false: Nsight
+  // Compute accounting, which counts only DRAM traffic during the kernel.
+  bool count_final_writeback = true;
 };
 
 struct SmSpec {

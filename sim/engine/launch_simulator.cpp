@@ -375,7 +375,9 @@ core::KernelResult LaunchSimulator::run() {
 
 core::KernelResult LaunchSimulator::results(double end) {
   for (Sm& sm : sms_) set_warps(sm, sm.warps, end);
-  memory_.flush(end);  // dirty lines count as this launch's DRAM writes
+  // Dirty lines count as this launch's DRAM writes unless the device asks for Nsight Compute
+  // accounting (l2.count_final_writeback: false), which stops counting when the kernel ends.
+  if (device_.l2.count_final_writeback) memory_.flush(end);
   if (samples_.empty() || samples_.back().t < end) take_sample(end);
 
   core::KernelResult r;
