@@ -77,7 +77,8 @@ def main():
 
     counts = {s: int(np.sum(status == s)) for s in ("ok", "impossible", "error")}
     other = res.rows - sum(counts.values())
-    line = f"{res.rows} points: {counts['ok']} ok, {counts['impossible']} impossible, {counts['error']} error"
+    noun = "point" if res.rows == 1 else "points"
+    line = f"{res.rows} {noun}: {counts['ok']} ok, {counts['impossible']} impossible, {counts['error']} error"
     if other:
         line += f", {other} other"
     print(line)

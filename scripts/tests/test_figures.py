@@ -134,6 +134,38 @@ def run(script, args):
     return subprocess.run([PY, os.path.join(SCRIPTS, script)] + args, capture_output=True, text=True, timeout=300)
 
 
+def check_real_file(tmp):
+    """With $ATTNSIM: a one-point file from the real writer (`attnsim run --out`) goes through
+    summarize.py, plot_timeline.py and plot_roofline.py. Skipped (not failed) without it."""
+    attnsim = os.environ.get("ATTNSIM")
+    if not attnsim or not os.path.exists(attnsim):
+        print("skip real-file check ($ATTNSIM not set)")
+        return 0
+    h5 = os.path.join(tmp, "run.h5")
+    proc = subprocess.run([attnsim, "run", "--device", "h200", "--kernel", "flash2", "--set", "seq=256",
+                           "--set", "head_dim=64", "--out", h5], capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        print(f"FAIL attnsim run --out: rc {proc.returncode}: {proc.stderr.strip()[-400:]}")
+        return 1
+    failures = 0
+    summary = run("summarize.py", [h5])
+    if summary.returncode != 0 or "1 point: 1 ok, 0 impossible, 0 error" not in summary.stdout:
+        failures += 1
+        print(f"FAIL summarize.py on a real run file:\n{summary.stdout}{summary.stderr}")
+    for script in ("plot_timeline.py", "plot_roofline.py"):
+        out = os.path.join(tmp, "real_" + script.replace(".py", ".png"))
+        proc = run(script, [h5, out])
+        try:
+            if proc.returncode != 0:
+                raise AssertionError(f"exit {proc.returncode}: {proc.stderr.strip()[-600:]}")
+            check_figure(out)
+            print(f"ok   {script} on a real `attnsim run --out` file")
+        except AssertionError as e:
+            failures += 1
+            print(f"FAIL {script} on a real file: {e}")
+    return failures
+
+
 def main():
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -145,10 +177,12 @@ def main():
             ("plot_occupancy_heatmap.py", ["--x", "block_n", "--y", "seq_q", "--select", "kernel=flash2"]),
             ("plot_roofline.py", []),
             ("plot_timeline.py", ["--point", "1"]),
+            ("plot_kernel_breakdown.py", ["--scale", "4", "--reference", "published=1.0"]),
+            ("plot_occupancy_heatmap.py", ["--x", "block_n", "--y", "seq_q", "--metric", "time"]),
         ]
         for script, extra in cases:
             for ext in (".png", ".svg"):
-                out = os.path.join(tmp, script.replace(".py", "") + ext)
+                out = os.path.join(tmp, f"{script.replace('.py', '')}_{len(extra)}{ext}")
                 proc = run(script, [h5, out] + extra)
                 try:
                     if proc.returncode != 0:
@@ -181,6 +215,7 @@ def main():
             print(f"FAIL bad input accepted: .gif rc {bad.returncode}, missing file rc {missing.returncode}")
         else:
             print("ok   bad output extension and missing file rejected")
+        failures += check_real_file(tmp)
     print(f"test_figures: {failures} failure(s)")
     return 1 if failures else 0
 
