@@ -150,13 +150,57 @@ def kernel_metric(res, row, name, reduce="max"):
     return max(vals) if reduce == "max" else min(vals)
 
 
+def _scalar(text):
+    t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+        return t[1:-1]
+    if t.startswith("[") and t.endswith("]"):
+        return [_scalar(x) for x in t[1:-1].split(",") if x.strip()]
+    low = t.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for conv in (int, float):
+        try:
+            return conv(t)
+        except ValueError:
+            pass
+    return t
+
+
+def parse_simple_yaml(text):
+    """The YAML subset attnsim writes and ships (nested block mappings of scalars, inline
+    lists, '#' comments). Uses PyYAML when installed; this fallback keeps the scripts free of
+    packages scripts/setup.sh does not install."""
+    try:
+        import yaml
+
+        return yaml.safe_load(text) or {}
+    except ImportError:
+        pass
+    root = {}
+    stack = [(-1, root)]
+    for raw in text.splitlines():
+        line = raw.split(" #", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""
+        if not line.strip() or ":" not in line:
+            continue
+        indent = len(line) - len(line.lstrip())
+        key, _, value = line.strip().partition(":")
+        while stack[-1][0] >= indent:
+            stack.pop()
+        parent = stack[-1][1]
+        if value.strip() == "":
+            parent[key] = {}
+            stack.append((indent, parent[key]))
+        else:
+            parent[key] = _scalar(value)
+    return root
+
+
 def load_device(name):
     """A device preset's YAML as a dict (configs/devices/<name>.yaml, or a path)."""
-    import yaml  # PyYAML ships with Debian's python3; only needed here
-
     path = name if os.path.exists(name) else os.path.join(ROOT, "configs", "devices", f"{name}.yaml")
     with open(path) as f:
-        return yaml.safe_load(f)
+        return parse_simple_yaml(f.read())
 
 
 def attnsim_binary():
@@ -233,10 +277,8 @@ def dram_bytes(res):
 
 def point_config(res, row):
     """The point's resolved config (/points/<i>/config YAML) as a dict."""
-    import yaml
-
     text = res.config_text(row)
-    return yaml.safe_load(text) if text else {}
+    return parse_simple_yaml(text) if text else {}
 
 
 def param(res, row, key):
