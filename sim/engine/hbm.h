@@ -30,6 +30,8 @@ class Hbm {
  private:
   std::vector<BandwidthServer> channels_;
   core::Bytes interleave_bytes_;
+  int interleave_shift_ = -1;        // log2(interleave_bytes_) when a power of two
+  std::uint64_t channel_mask_ = 0;   // channels - 1 when a power of two above one
   double latency_;
   core::Bytes bytes_read_ = 0;
   core::Bytes bytes_written_ = 0;

@@ -5,7 +5,8 @@
 
 namespace attnsim::engine {
 
-L2Cache::L2Cache(const core::L2Spec& spec) : partitions_(std::max<std::uint32_t>(1, spec.partitions)) {
+L2Cache::L2Cache(const core::L2Spec& spec)
+    : partitions_(std::max<std::uint32_t>(1, spec.partitions)), pow2_(std::has_single_bit(partitions_)) {
   const core::Bytes line = spec.line_bytes ? spec.line_bytes : 128;
   const std::uint64_t lines_per_part = spec.capacity_bytes / line / partitions_;
   parts_.reserve(partitions_);
@@ -16,7 +17,7 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint8_t mask, bool write, std
                           std::uint8_t tensor) {
   L2Outcome out;
   const std::uint64_t h = hash(line);
-  const std::uint32_t home = partitions_ == 1 ? 0 : static_cast<std::uint32_t>((h >> 32) % partitions_);
+  const std::uint32_t home = home_of(h);
   near = partitions_ == 1 ? 0 : near % partitions_;
   const std::uint32_t sectors = static_cast<std::uint32_t>(std::popcount(mask));
   SetAssocArray& hp = parts_[home];

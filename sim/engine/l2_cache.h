@@ -37,13 +37,11 @@ class L2Cache {
     if (parts_.empty()) return;
     const std::uint64_t h = hash(line);
     const std::uint32_t set = parts_[0].set_of(h);
-    const std::uint32_t home = partitions_ == 1 ? 0 : static_cast<std::uint32_t>((h >> 32) % partitions_);
+    const std::uint32_t home = home_of(h);
     parts_[home].prefetch(set);
     if (partitions_ > 1 && near % partitions_ != home) parts_[near % partitions_].prefetch(set);
   }
-  std::uint32_t home_partition(std::uint64_t line) const {
-    return partitions_ == 1 ? 0 : static_cast<std::uint32_t>((hash(line) >> 32) % partitions_);
-  }
+  std::uint32_t home_partition(std::uint64_t line) const { return home_of(hash(line)); }
   std::uint32_t partitions() const { return partitions_; }
 
   // Calls f(line, dirty_mask, tensor) for each dirty line, then invalidates everything.
@@ -62,7 +60,14 @@ class L2Cache {
   }
 
  private:
+  std::uint32_t home_of(std::uint64_t h) const {
+    if (partitions_ == 1) return 0;
+    const std::uint64_t x = h >> 32;
+    return static_cast<std::uint32_t>(pow2_ ? x & (partitions_ - 1) : x % partitions_);
+  }
+
   std::uint32_t partitions_;
+  bool pow2_;
   std::vector<SetAssocArray> parts_;
 };
 

@@ -30,8 +30,14 @@ MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_
   const std::uint32_t parts = l2_.partitions();
   const double l2_bpc = device.gbps_to_bytes_per_cycle(device.l2.bandwidth_gbps) / parts;
   l2_ports_.assign(parts, BandwidthServer(l2_bpc));
-  const bool l1_on = !scratchpad_ && device.sm.l1_caches_global_loads && l1_bytes_per_sm > 0;
+  // With the L2 off every global access reaches HBM: the L1 is bypassed too.
+  const bool l1_on = l2_enabled_ && device.sm.l1_caches_global_loads && l1_bytes_per_sm > 0;
   l1_.assign(device.sm.count, l1_on ? L1Cache(l1_bytes_per_sm, line_bytes_) : L1Cache());
+  line_shift_ = std::has_single_bit(line_bytes_) ? std::countr_zero(line_bytes_) : -1;
+  sector_shift_ = std::has_single_bit(sector_bytes_) ? std::countr_zero(sector_bytes_) : -1;
+  near_.resize(sm_count_);
+  for (std::uint32_t sm = 0; sm < sm_count_; ++sm)
+    near_[sm] = static_cast<std::uint32_t>(static_cast<std::uint64_t>(sm) * parts / sm_count_);
   if (scratchpad_) {
     const std::uint32_t engines = std::max<std::uint32_t>(1, device.scratchpad.dma_engines);
     dma_.assign(static_cast<std::size_t>(device.sm.count) * engines,
@@ -59,7 +65,7 @@ double MemorySystem::write_back(double t, const Victim& v) {
 
 double MemorySystem::read(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
                           core::Tensor tensor, bool via_l1) {
-  const std::uint64_t line = addr / line_bytes_;
+  const std::uint64_t line = line_of(addr);
   if (scratchpad_) {
     traffic_.dram[tensor].read += bytes;
     traffic_.lts[tensor].read += bytes;
@@ -81,9 +87,9 @@ double MemorySystem::read(double t, std::uint32_t sm, core::Bytes addr, std::uin
     counters_.lts_bytes += bytes;
     return hbm_.read(t, addr, bytes);
   }
-  const core::Bytes off = addr % line_bytes_;
-  const std::uint32_t first = static_cast<std::uint32_t>(off / sector_bytes_);
-  const std::uint32_t last = static_cast<std::uint32_t>((off + bytes - 1) / sector_bytes_);
+  const core::Bytes off = addr - line * line_bytes_;
+  const std::uint32_t first = sector_of(off);
+  const std::uint32_t last = sector_of(off + bytes - 1);
   const std::uint8_t mask = static_cast<std::uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
   const std::uint32_t sectors = last - first + 1;
   const std::uint32_t near = near_partition(sm);
@@ -121,10 +127,10 @@ double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::ui
     const double done = hbm_.write(t, addr, bytes);
     return scratchpad_ ? std::max(done, dma(t, sm, bytes)) : done;
   }
-  const std::uint64_t line = addr / line_bytes_;
-  const core::Bytes off = addr % line_bytes_;
-  const std::uint32_t first = static_cast<std::uint32_t>(off / sector_bytes_);
-  const std::uint32_t last = static_cast<std::uint32_t>((off + bytes - 1) / sector_bytes_);
+  const std::uint64_t line = line_of(addr);
+  const core::Bytes off = addr - line * line_bytes_;
+  const std::uint32_t first = sector_of(off);
+  const std::uint32_t last = sector_of(off + bytes - 1);
   const std::uint8_t mask = static_cast<std::uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
   const std::uint32_t sectors = last - first + 1;
   const std::uint32_t near = near_partition(sm);

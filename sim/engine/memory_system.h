@@ -1,7 +1,8 @@
 // The global-memory path of one launch: per-SM L1 (optional), the partitioned L2 with one
 // bandwidth server per partition, HBM channels, or (scratchpad devices) per-core DMA engines.
 // Times one line-sized access analytically from the servers' state; counts bytes per tensor per
-// level. No request merging across SMs, no coherence, no TLB.
+// level. No request merging across SMs, no coherence, no TLB. With the L2 off (capacity 0) the
+// L1 is bypassed as well, so every global byte requested reaches HBM (the closed-form setting).
 #pragma once
 
 #include <cstdint>
@@ -37,11 +38,9 @@ class MemorySystem {
               bool via_l1);
   // Host-side hint: the line at `addr` will be accessed soon by SM `sm`.
   void prefetch(std::uint32_t sm, core::Bytes addr) const {
-    if (l2_enabled_) l2_.prefetch(addr / line_bytes_, near_partition(sm));
+    if (l2_enabled_) l2_.prefetch(line_of(addr), near_partition(sm));
   }
-  std::uint32_t near_partition(std::uint32_t sm) const {
-    return static_cast<std::uint32_t>(static_cast<std::uint64_t>(sm) * l2_.partitions() / sm_count_);
-  }
+  std::uint32_t near_partition(std::uint32_t sm) const { return near_[sm]; }
   // A store of `bytes` at `addr` (inside one line); returns when it has left the L2 / DRAM queue.
   double write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor);
   // Writes every dirty L2 line back to HBM starting at `t` and invalidates the L2; returns when done.
@@ -56,6 +55,13 @@ class MemorySystem {
  private:
   double dma(double t, std::uint32_t core, core::Bytes bytes);
   double write_back(double t, const Victim& v);  // returns when the write is done
+  // Shifts instead of divisions where the sizes are powers of two (they are on every preset).
+  std::uint64_t line_of(core::Bytes addr) const {
+    return line_shift_ >= 0 ? addr >> line_shift_ : addr / line_bytes_;
+  }
+  std::uint32_t sector_of(core::Bytes off) const {
+    return static_cast<std::uint32_t>(sector_shift_ >= 0 ? off >> sector_shift_ : off / sector_bytes_);
+  }
 
   const core::DeviceSpec& device_;
   std::uint32_t sm_count_;
@@ -63,6 +69,8 @@ class MemorySystem {
   bool l2_enabled_;
   core::Bytes line_bytes_;
   core::Bytes sector_bytes_;
+  int line_shift_ = -1, sector_shift_ = -1;
+  std::vector<std::uint32_t> near_;  // near L2 partition of each SM
   Hbm hbm_;
   L2Cache l2_;
   std::vector<BandwidthServer> l2_ports_;  // one per partition

@@ -1,11 +1,16 @@
-// The tag store of a set-associative, sectored cache: per set, contiguous (tag, LRU stamp) ways
-// so a lookup touches one or two host cache lines; valid/dirty sector masks and owning tensor
-// in side arrays. Functional only (no timing); LRU replacement.
+// The tag store of a set-associative, sectored cache, LRU replacement. Each set is one block of
+// host memory in structure-of-arrays form (low tag words, then LRU stamps, then the high tag
+// byte, valid/dirty sector masks and owning tensor), so a miss scans one 64-B host line of tags
+// and one of stamps. Functional only (no timing).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "sim/core/types.h"
 
@@ -24,7 +29,8 @@ class SetAssocArray {
   static constexpr std::uint32_t kNoWay = 0xffffffffu;
 
   SetAssocArray() = default;
-  // `lines` lines in sets of `ways` (the set count rounds down; at least one set).
+  // `lines` lines in sets of `ways` (the set count rounds down; at least one set). Lines are
+  // below 2^40 (addresses below 2^47 with 128-B lines).
   SetAssocArray(std::uint64_t lines, std::uint32_t ways);
 
   std::uint32_t set_of(std::uint64_t hash) const {
@@ -32,10 +38,16 @@ class SetAssocArray {
   }
   // Way holding `line` in `set`, or kNoWay. Does not touch the LRU state.
   std::uint32_t find(std::uint32_t set, std::uint64_t line) const {
-    const Way* w = &ways_[static_cast<std::size_t>(set) * assoc_];
+    const std::uint8_t* b = block(set);
     const std::uint64_t tag = line + 1;
-    for (std::uint32_t i = 0; i < assoc_; ++i)
-      if (w[i].tag == tag) return i;
+    const std::uint8_t hi = static_cast<std::uint8_t>(tag >> 32);
+    for (std::uint32_t c = 0; c < padded_; c += 16) {
+      std::uint32_t m = match16(reinterpret_cast<const std::uint32_t*>(b) + c, static_cast<std::uint32_t>(tag));
+      for (; m != 0; m &= m - 1) {
+        const std::uint32_t i = c + static_cast<std::uint32_t>(__builtin_ctz(m));
+        if (b[hi_off_ + i] == hi) return i;
+      }
+    }
     return kNoWay;
   }
   // One pass: the way holding `line` (touched, `hit` = true), else a new way for it (an empty
@@ -43,50 +55,80 @@ class SetAssocArray {
   std::uint32_t find_or_insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor, bool& hit,
                                Victim& victim);
   void prefetch(std::uint32_t set) const {
-    const char* p = reinterpret_cast<const char*>(&ways_[static_cast<std::size_t>(set) * assoc_]);
-    for (std::size_t b = 0; b < sizeof(Way) * assoc_; b += 64) __builtin_prefetch(p + b);
+    const std::uint8_t* b = block(set);
+    for (std::size_t o = 0; o < stride_; o += 64) __builtin_prefetch(b + o);
   }
-  void touch(std::uint32_t set, std::uint32_t way) {
-    ways_[static_cast<std::size_t>(set) * assoc_ + way].stamp = next_stamp();
-  }
+  void touch(std::uint32_t set, std::uint32_t way) { stamps(set)[way] = next_stamp(); }
   void invalidate(std::uint32_t set, std::uint32_t way);
 
-  std::uint8_t& valid_mask(std::uint32_t set, std::uint32_t way) { return ways_[idx(set, way)].valid; }
-  std::uint8_t& dirty_mask(std::uint32_t set, std::uint32_t way) { return ways_[idx(set, way)].dirty; }
-  std::uint8_t& tensor(std::uint32_t set, std::uint32_t way) { return ways_[idx(set, way)].tensor; }
+  std::uint8_t& valid_mask(std::uint32_t set, std::uint32_t way) { return block(set)[valid_off_ + way]; }
+  std::uint8_t& dirty_mask(std::uint32_t set, std::uint32_t way) { return block(set)[dirty_off_ + way]; }
+  std::uint8_t& tensor(std::uint32_t set, std::uint32_t way) { return block(set)[tensor_off_ + way]; }
 
   // Calls f(line, dirty_mask, tensor) for every line with dirty sectors, then empties the array.
   template <class F>
   void flush(F&& f) {
-    for (const Way& w : ways_)
-      if (w.tag != 0 && w.dirty != 0) f(static_cast<std::uint64_t>(w.tag) - 1, w.dirty, w.tensor);
-    std::fill(ways_.begin(), ways_.end(), Way{});
+    for (std::uint32_t s = 0; s < sets_; ++s) {
+      const std::uint8_t* b = block(s);
+      const std::uint32_t* tags = reinterpret_cast<const std::uint32_t*>(b);
+      const std::uint32_t* st = reinterpret_cast<const std::uint32_t*>(b + stamp_off_);
+      for (std::uint32_t i = 0; i < assoc_; ++i)
+        if (st[i] != 0 && b[dirty_off_ + i] != 0)
+          f(line_of(tags[i], b[hi_off_ + i]), b[dirty_off_ + i], b[tensor_off_ + i]);
+    }
+    clear();
   }
 
   std::uint32_t sets() const { return sets_; }
   std::uint32_t ways() const { return assoc_; }
 
  private:
-  struct Way {  // 16 bytes: a 16-way set is four adjacent host cache lines
-    std::uint64_t tag : 40 = 0;    // line + 1 (addresses below 2^47); 0 = empty
-    std::uint64_t stamp : 24 = 0;  // LRU: larger = more recent
-    std::uint8_t valid = 0;        // sector masks
-    std::uint8_t dirty = 0;
-    std::uint8_t tensor = 0;
+  struct alignas(64) Block {  // one host cache line; a set spans stride_ / 64 of them
+    std::uint8_t bytes[64];
   };
-  static constexpr std::uint32_t kMaxStamp = (1u << 24) - 1;
-  std::size_t idx(std::uint32_t set, std::uint32_t way) const {
-    return static_cast<std::size_t>(set) * assoc_ + way;
+  static constexpr std::uint32_t kPadStamp = 0xffffffffu;
+  static constexpr std::uint32_t kMaxStamp = kPadStamp - 1;
+  // Bit i set where tags[i] == lo, for 16 consecutive ways.
+  static std::uint32_t match16(const std::uint32_t* tags, std::uint32_t lo) {
+#if defined(__SSE2__)
+    const __m128i key = _mm_set1_epi32(static_cast<int>(lo));
+    std::uint32_t m = 0;
+    for (int q = 0; q < 4; ++q) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tags + 4 * q));
+      m |= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v, key)))) << (4 * q);
+    }
+    return m;
+#else
+    std::uint32_t m = 0;
+    for (int i = 0; i < 16; ++i) m |= static_cast<std::uint32_t>(tags[i] == lo) << i;
+    return m;
+#endif
   }
+  static std::uint64_t line_of(std::uint32_t lo, std::uint8_t hi) {
+    return ((static_cast<std::uint64_t>(hi) << 32) | lo) - 1;
+  }
+  std::uint8_t* block(std::uint32_t set) {
+    return reinterpret_cast<std::uint8_t*>(mem_.data()) + static_cast<std::size_t>(set) * stride_;
+  }
+  const std::uint8_t* block(std::uint32_t set) const {
+    return reinterpret_cast<const std::uint8_t*>(mem_.data()) + static_cast<std::size_t>(set) * stride_;
+  }
+  std::uint32_t* stamps(std::uint32_t set) { return reinterpret_cast<std::uint32_t*>(block(set) + stamp_off_); }
   std::uint32_t next_stamp() {
     if (clock_ == kMaxStamp) renumber();
     return ++clock_;
   }
   void renumber();  // keeps each set's LRU order, restarts the clock
+  void clear();     // every way empty
 
   std::uint32_t sets_ = 0;
   std::uint32_t assoc_ = 0;
-  std::vector<Way> ways_;
+  std::uint32_t padded_ = 0;  // ways rounded up to 16; padding ways never match (tag 0) and
+                              // are never chosen (stamp kPadStamp)
+  // Byte offsets inside a set's block: tags (u32) at 0, stamps (u32; 0 = empty way), then u8
+  // arrays: high tag byte, valid mask, dirty mask, tensor.
+  std::size_t stamp_off_ = 0, hi_off_ = 0, valid_off_ = 0, dirty_off_ = 0, tensor_off_ = 0, stride_ = 0;
+  std::vector<Block> mem_;
   std::uint32_t clock_ = 0;
 };
 

@@ -1,0 +1,93 @@
+// End-to-end Google Benchmark targets of the attention kernels on the h200 preset (flash2 and
+// standard forward, B=1 H=32 N=8192 d=128; flash2 at N=131072, H=1) and the cost of emitting the
+// tile-op stream alone (no engine). Counters: simulated events/s, simulated DRAM bytes/s, the
+// simulated kernel time and the process's peak RSS so far.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/factories.h"
+#include "sim/config/device_loader.h"
+#include "sim/core/run_result.h"
+#include "sim/engine/engine.h"
+
+namespace attnsim::engine {
+namespace {
+
+core::Workload attention(const char* kernel, std::uint64_t heads, std::uint64_t seq) {
+  core::Workload w;
+  w.kernel = kernel;
+  w.batch = 1;
+  w.heads = heads;
+  w.kv_heads = heads;
+  w.seq_q = seq;
+  w.seq_kv = seq;
+  w.head_dim = 128;
+  if (w.kernel == "flash2") {
+    w.block_m = 128;
+    w.block_n = 64;
+  }
+  return w;
+}
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+void run_end_to_end(benchmark::State& state, const core::Workload& w) {
+  const core::DeviceSpec d = config::load_device("h200");
+  double events = 0, bytes = 0, kernel_ns = 0;
+  for (auto _ : state) {
+    const core::TileProgram program = w.kernel == "flash2" ? kernels::make_flash2(w, d) : kernels::make_standard(w, d);
+    const auto results = simulate(d, program);
+    kernel_ns = 0;
+    for (const auto& r : results) {
+      events += core::find_metric(r.metrics, "attnsim__events")->value;
+      bytes += core::find_metric(r.metrics, "dram__bytes_read.sum")->value +
+               core::find_metric(r.metrics, "dram__bytes_write.sum")->value;
+      kernel_ns += core::find_metric(r.metrics, "gpu__time_duration.sum")->value;
+    }
+  }
+  state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsRate);
+  state.counters["sim_bytes_per_s"] = benchmark::Counter(bytes, benchmark::Counter::kIsRate);
+  state.counters["sim_kernel_ns"] = kernel_ns;
+  state.counters["peak_rss_mib"] = peak_rss_mib();
+}
+
+void BM_Flash2FwdH32N8192(benchmark::State& state) { run_end_to_end(state, attention("flash2", 32, 8192)); }
+BENCHMARK(BM_Flash2FwdH32N8192)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3)->UseRealTime();
+
+void BM_StandardFwdH32N8192(benchmark::State& state) { run_end_to_end(state, attention("standard", 32, 8192)); }
+BENCHMARK(BM_StandardFwdH32N8192)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(3)->UseRealTime();
+
+void BM_Flash2FwdH1N131072(benchmark::State& state) { run_end_to_end(state, attention("flash2", 1, 131072)); }
+BENCHMARK(BM_Flash2FwdH1N131072)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+// Emitting every CTA's tile ops without the engine: the kernels' share of an end-to-end run.
+void BM_Flash2EmitOnlyH32N8192(benchmark::State& state) {
+  const core::DeviceSpec d = config::load_device("h200");
+  const core::Workload w = attention("flash2", 32, 8192);
+  std::uint64_t ops = 0;
+  for (auto _ : state) {
+    const core::TileProgram program = kernels::make_flash2(w, d);
+    std::vector<core::TileOp> out;
+    for (const auto& launch : program.launches) {
+      const std::uint64_t ctas = launch->shape().num_ctas();
+      for (std::uint64_t c = 0; c < ctas; ++c)
+        for (std::uint64_t s = 0;; ++s) {
+          out.clear();
+          if (!launch->emit_step(c, s, out)) break;
+          ops += out.size();
+        }
+    }
+  }
+  state.counters["ops_per_s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Flash2EmitOnlyH32N8192)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+}  // namespace attnsim::engine

@@ -1,0 +1,55 @@
+// MemorySystem alone and end to end: with the L2 off (capacity 0) global loads bypass the L1 as
+// well, so every requested byte reaches HBM even on a preset whose L1 caches global loads.
+#include <gtest/gtest.h>
+
+#include "sim/config/device_loader.h"
+#include "sim/core/run_result.h"
+#include "sim/engine/engine.h"
+#include "sim/engine/memory_system.h"
+#include "test_launches.h"
+
+namespace attnsim::engine {
+namespace {
+
+using testing::load;
+using testing::program_of;
+using testing::ScriptedLaunch;
+
+core::DeviceSpec h200_with_l2_off() {
+  core::DeviceSpec d = config::load_device("h200");
+  d.l2.capacity_bytes = 0;
+  return d;
+}
+
+TEST(MemorySystem, L2OffBypassesTheL1ForGlobalLoads) {
+  const core::DeviceSpec d = h200_with_l2_off();
+  ASSERT_TRUE(d.sm.l1_caches_global_loads);  // the preset caches global loads in L1
+  MemorySystem m(d, 128 * 1024);
+  for (int i = 0; i < 3; ++i) m.read(0, 0, 4096, 128, core::Tensor::kK, true);
+  EXPECT_EQ(m.counters().l1_hits, 0u);
+  EXPECT_EQ(m.traffic().dram[core::Tensor::kK].read, 3u * 128);
+  EXPECT_EQ(m.traffic().l1[core::Tensor::kK].read, 0u);
+}
+
+TEST(MemorySystem, L1StillCachesGlobalLoadsWithTheL2On) {
+  const core::DeviceSpec d = config::load_device("h200");
+  MemorySystem m(d, 128 * 1024);
+  for (int i = 0; i < 3; ++i) m.read(0, 0, 4096, 128, core::Tensor::kK, true);
+  EXPECT_EQ(m.counters().l1_hits, 2u);
+  EXPECT_EQ(m.traffic().dram[core::Tensor::kK].read, 128u);
+}
+
+TEST(Engine, L2OffSendsEveryByteOfRepeatedBlockingLoadsToHbmOnAnL1CachingPreset) {
+  // 4 CTAs each load the same 32 x 256-B tile three times with blocking (synchronous) loads.
+  const auto p = program_of(std::make_unique<ScriptedLaunch>(4, 128, 0, [](std::uint64_t) {
+    std::vector<core::TileOp> ops;
+    for (int i = 0; i < 3; ++i) ops.push_back(load(1 << 20, 32, 256, 256, false));
+    return ops;
+  }));
+  const auto r = simulate(h200_with_l2_off(), p);
+  EXPECT_EQ(r.at(0).tensors.dram[core::Tensor::kK].read, 4u * 3 * 32 * 256);
+  EXPECT_EQ(core::find_metric(r[0].metrics, "attnsim__l1_hits")->value, 0.0);
+}
+
+}  // namespace
+}  // namespace attnsim::engine
