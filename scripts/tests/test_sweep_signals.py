@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Crash safety of `attnsim sweep` as a real process (docs/hdf5-schema.md): SIGKILL after the
+first points are journaled, then --resume, equals an uninterrupted run; SIGINT exits 130 after
+making the points in flight durable, leaves a readable snapshot (complete = 0), and --resume
+completes it to the same table; a second SIGINT ends the process at once.
+Run: ATTNSIM=build/attnsim /usr/bin/python3 scripts/tests/test_sweep_signals.py"""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sweep_tables import binary, differences, fresh_dir, journaled, run, wait_for_points, write_sweep  # noqa: E402
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def start(att, sweep, out, extra=()):
+    return subprocess.Popen([att, "sweep", sweep, "--out", out, "-j", "1"] + list(extra),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def resume_matches(att, sweep, out, ref, what):
+    r = run([att, "sweep", sweep, "--out", out, "--resume", "-j", "2"])
+    check(r.returncode == 0, f"{what}: --resume exits 0 (rc {r.returncode}) {r.stderr[-300:]}")
+    check("from the interrupted run" in r.stdout, f"{what}: --resume reuses journaled points: {r.stdout.strip()}")
+    if r.returncode == 0:
+        diff = differences(ref, out)
+        check(not diff, f"{what}: resumed table == uninterrupted table {diff[:5]}")
+        check(not os.path.exists(out + ".partial"), f"{what}: journal removed")
+
+
+def main():
+    att = binary()
+    if not att:
+        print("skip: no attnsim binary ($ATTNSIM)")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        d = fresh_dir(tmp, "signals")
+        sweep = os.path.join(d, "s.yaml")
+        write_sweep(sweep, seqs=(1024, 2048), block_ms=(16, 32), block_ns=(16, 32, 64), batch=2)  # 12 points
+        ref = os.path.join(d, "ref.h5")
+        r = run([att, "sweep", sweep, "--out", ref, "-j", "2"])
+        check(r.returncode == 0, f"uninterrupted sweep (rc {r.returncode})")
+        if r.returncode != 0:
+            return 1
+
+        # SIGKILL after two points are durable.
+        out = os.path.join(d, "kill.h5")
+        p = start(att, sweep, out)
+        check(wait_for_points(p, out, 2), "two points journaled before SIGKILL")
+        p.send_signal(signal.SIGKILL)
+        p.communicate()
+        check(p.returncode == -signal.SIGKILL, f"killed by SIGKILL (rc {p.returncode})")
+        kept = journaled(out)
+        check(2 <= kept < 12, f"journal keeps the finished points ({kept} of 12)")
+        r = run([att, "sweep", sweep, "--out", out, "-j", "1"])
+        check(r.returncode == 2 and "--resume" in r.stderr, "without --resume the journal is refused (exit 2)")
+        resume_matches(att, sweep, out, ref, "SIGKILL")
+
+        # SIGINT: finish the point in flight, snapshot, exit 130.
+        out = os.path.join(d, "int.h5")
+        p = start(att, sweep, out)
+        check(wait_for_points(p, out, 1), "one point journaled before SIGINT")
+        at_signal = journaled(out)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=120)
+        check(p.returncode == 130, f"SIGINT exits 130 (rc {p.returncode}) {err[-300:]}")
+        check("--resume" in err, "the message says how to continue")
+        kept = journaled(out)
+        check(kept >= at_signal and kept < 12, f"points in flight made durable ({at_signal} -> {kept})")
+        try:
+            with h5py.File(out, "r") as f:
+                rows = len(f["table/point_index"])
+                complete = int(f.attrs["complete"])
+            check(complete == 0 and rows == kept, f"readable snapshot: complete 0, {rows} rows == {kept} journaled")
+        except OSError as e:
+            check(False, f"readable snapshot after SIGINT ({e})")
+        resume_matches(att, sweep, out, ref, "SIGINT")
+
+        # A second SIGINT does not wait for the point in flight (each takes about a second here).
+        out = os.path.join(d, "int2.h5")
+        big = os.path.join(d, "big.yaml")
+        write_sweep(big, seqs=(2048,), block_ms=(16,), block_ns=(16, 32), batch=8)
+        p = start(att, big, out)
+        time.sleep(0.5)
+        p.send_signal(signal.SIGINT)
+        time.sleep(0.1)
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=120)
+        check(p.returncode == -signal.SIGINT, f"second SIGINT ends the sweep at once (rc {p.returncode})")
+    print(f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
