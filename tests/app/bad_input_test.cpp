@@ -189,6 +189,19 @@ std::vector<BadCase> table_cases() {
       // TODO(sim/config/yaml_reader.cpp): as_bytes substr(npos) on "5 " throws std::out_of_range (exit 3)
       {"run_max_memory_trailing_space", run_with({"--max-memory", "5 "}), {"--max-memory"}, nullptr,
        "sim/config/yaml_reader.cpp: as_bytes substr(npos) on \"5 \" throws std::out_of_range (exit 3)"},
+      {"run_device_is_a_directory",
+       {"run", "--device", "{tmp}/adir.yaml", "--kernel", "flash2", "--out", "{tmp}/r.h5"}, {"adir.yaml"},
+       unreadable_dir},
+      {"sweep_file_is_a_directory", {"sweep", "{tmp}/adir.yaml", "--out", "{tmp}/s.h5"}, {"adir.yaml"},
+       unreadable_dir},
+      // TODO(sim/config/workload_loader.cpp): a directory as the check file escapes as std::ios_base::failure (exit 3)
+      {"check_file_is_a_directory", {"check", "{tmp}/adir.yaml"}, {"adir.yaml"}, unreadable_dir,
+       "sim/config/workload_loader.cpp: a directory as the check file escapes as std::ios_base::failure (exit 3)"},
+      {"compare_measured_is_a_directory",
+       {"compare", "--measured", "{tmp}/adir.yaml", "--simulated", "{tmp}/adir.yaml"}, {"adir.yaml"},
+       unreadable_dir},
+      {"merge_input_is_a_directory", {"merge", "--out", "{tmp}/m.h5", "{tmp}/adir.yaml"}, {"adir.yaml"},
+       unreadable_dir},
       // --- occupancy
       {"occupancy_unknown_flag", {"occupancy", "--device", "h200", "--threads", "128", "--regs", "32", "--warp"},
        {"warp"}},
