@@ -55,5 +55,34 @@ TEST(SweepMerge, FilesOfDifferentSweepsAreRefused) {
   EXPECT_FALSE(fs::exists(d + "/m.h5"));
 }
 
+TEST(SweepMerge, MissingShardIsRefused) {
+  const std::string d = scratch("missing");
+  std::ofstream(d + "/s.yaml") << kSweep;
+  ASSERT_EQ(cli({"sweep", d + "/s.yaml", "--out", d + "/s0.h5", "--shard", "0/2", "-j", "1"}), 0);
+  std::ostringstream out, err;
+  EXPECT_EQ(run_cli({"merge", "--out", d + "/m.h5", d + "/s0.h5"}, out, err), 2);
+  EXPECT_NE(err.str().find("2 of 4 points are missing (first: 1, 3)"), std::string::npos) << err.str();
+  EXPECT_FALSE(fs::exists(d + "/m.h5"));
+}
+
+TEST(SweepMerge, AllowMissingWritesAnIncompleteFile) {
+  const std::string d = scratch("allow");
+  std::ofstream(d + "/s.yaml") << kSweep;
+  ASSERT_EQ(cli({"sweep", d + "/s.yaml", "--out", d + "/s0.h5", "--shard", "0/2", "-j", "1"}), 0);
+  ASSERT_EQ(cli({"merge", "--allow-missing", "--out", d + "/m.h5", d + "/s0.h5"}), 0);
+  EXPECT_FALSE(io::read_results_h5(d + "/m.h5").complete);
+}
+
+TEST(SweepMerge, DuplicatePointsAreRefused) {
+  const std::string d = scratch("duplicate");
+  std::ofstream(d + "/s.yaml") << kSweep;
+  ASSERT_EQ(cli({"sweep", d + "/s.yaml", "--out", d + "/s0.h5", "--shard", "0/2", "-j", "1"}), 0);
+  ASSERT_EQ(cli({"sweep", d + "/s.yaml", "--out", d + "/s1.h5", "--shard", "1/2", "-j", "1"}), 0);
+  std::ostringstream out, err;
+  EXPECT_EQ(run_cli({"merge", "--out", d + "/m.h5", d + "/s0.h5", d + "/s1.h5", d + "/s0.h5"}, out, err), 2);
+  EXPECT_NE(err.str().find("point 0 appears more than once"), std::string::npos) << err.str();
+  EXPECT_FALSE(fs::exists(d + "/m.h5"));
+}
+
 }  // namespace
 }  // namespace attnsim::app
