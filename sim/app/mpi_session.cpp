@@ -6,6 +6,9 @@
 #include "sim/core/errors.h"
 
 #ifdef ATTNSIM_HAVE_MPI
+// Only MPI's C API is used; skip the deprecated C++ bindings (and their warnings).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 #endif
 
