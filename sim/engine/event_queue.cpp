@@ -14,7 +14,7 @@ void EventQueue::push(double time, EventKind kind, std::uint32_t slot, std::uint
   std::size_t i = heap_.size();
   heap_.push_back(e);
   while (i > 0) {
-    std::size_t parent = (i - 1) / 2;
+    std::size_t parent = (i - 1) / kArity;
     if (!earlier(e, heap_[parent])) break;
     heap_[i] = heap_[parent];
     i = parent;
@@ -30,9 +30,12 @@ Event EventQueue::pop() {
   if (n == 0) return out;
   std::size_t i = 0;
   for (;;) {
-    std::size_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n && earlier(heap_[child + 1], heap_[child])) ++child;
+    const std::size_t first = kArity * i + 1;
+    if (first >= n) break;
+    std::size_t child = first;
+    const std::size_t end = std::min(first + kArity, n);
+    for (std::size_t c = first + 1; c < end; ++c)
+      if (earlier(heap_[c], heap_[child])) child = c;
     if (!earlier(heap_[child], last)) break;
     heap_[i] = heap_[child];
     i = child;

@@ -1,4 +1,4 @@
-// A binary min-heap of small POD events ordered by (time, sequence number): the engine's clock.
+// A 4-ary min-heap of small POD events ordered by (time, sequence number): the engine's clock.
 // Ties are broken by insertion order, so runs are deterministic; no per-event allocation once warm.
 #pragma once
 
@@ -34,6 +34,7 @@ class EventQueue {
   std::vector<Event> head(std::size_t n) const;
 
  private:
+  static constexpr std::size_t kArity = 4;  // shallower than a binary heap: fewer cache misses per pop
   static bool earlier(const Event& a, const Event& b) {
     return a.time < b.time || (a.time == b.time && a.seq < b.seq);
   }

@@ -19,7 +19,7 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint8_t mask, bool write, std
   const std::uint64_t h = hash(line);
   const std::uint32_t home = home_of(h);
   near = partitions_ == 1 ? 0 : near % partitions_;
-  const std::uint32_t sectors = static_cast<std::uint32_t>(std::popcount(mask));
+  const std::uint32_t sectors = sector_count(mask);
   SetAssocArray& hp = parts_[home];
   const std::uint32_t set = hp.set_of(h);  // same set index in every partition (same geometry)
 
@@ -31,7 +31,7 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint8_t mask, bool write, std
     bool hit = false;
     const std::uint32_t way = hp.find_or_insert(set, line, tensor, hit, out.writeback[0]);
     out.where = !hit ? L2Where::kMiss : (home == near ? L2Where::kNearHit : L2Where::kFarHit);
-    out.hit_sectors = static_cast<std::uint32_t>(std::popcount(static_cast<std::uint8_t>(hp.valid_mask(set, way) & mask)));
+    out.hit_sectors = sector_count(static_cast<std::uint8_t>(hp.valid_mask(set, way) & mask));
     out.miss_sectors = 0;  // write-allocate without fetch: sectors are written whole
     hp.valid_mask(set, way) |= mask;
     hp.dirty_mask(set, way) |= mask;
@@ -55,7 +55,7 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint8_t mask, bool write, std
   const std::uint32_t way = hp.find_or_insert(set, line, tensor, hit, out.writeback[0]);
   const std::uint8_t missing = static_cast<std::uint8_t>(mask & ~hp.valid_mask(set, way));
   hp.valid_mask(set, way) |= mask;
-  out.miss_sectors = static_cast<std::uint32_t>(std::popcount(missing));
+  out.miss_sectors = sector_count(missing);
   out.hit_sectors = sectors - out.miss_sectors;
   out.partition = home;
   out.where = missing ? L2Where::kMiss : (home == near ? L2Where::kNearHit : L2Where::kFarHit);

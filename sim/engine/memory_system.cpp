@@ -57,7 +57,7 @@ double MemorySystem::dma(double t, std::uint32_t core, core::Bytes bytes) {
 
 double MemorySystem::write_back(double t, const Victim& v) {
   if (!v.valid || v.dirty_mask == 0) return t;
-  const core::Bytes bytes = static_cast<core::Bytes>(std::popcount(v.dirty_mask)) * sector_bytes_;
+  const core::Bytes bytes = static_cast<core::Bytes>(sector_count(v.dirty_mask)) * sector_bytes_;
   traffic_.dram[static_cast<core::Tensor>(v.tensor)].write += bytes;
   ++counters_.l2_writebacks;
   return hbm_.write(t, v.line * line_bytes_, bytes);

@@ -16,6 +16,15 @@
 
 namespace attnsim::engine {
 
+// Set bits of a sector mask, without the library call std::popcount becomes on x86-64 builds
+// without -mpopcnt.
+inline std::uint32_t sector_count(std::uint8_t mask) {
+  std::uint32_t x = mask;
+  x = x - ((x >> 1) & 0x55u);
+  x = (x & 0x33u) + ((x >> 2) & 0x33u);
+  return (x + (x >> 4)) & 0x0fu;
+}
+
 // What an insertion pushed out of the array.
 struct Victim {
   std::uint64_t line = 0;       // line number (address / line bytes)
