@@ -121,6 +121,15 @@ def main():
         check(r.stderr.count("empty axis") == 1, "the error is reported once (by rank 0)")
         check(not any(n.startswith("bad.h5") for n in os.listdir(d)), "bad sweep file leaves no output")
 
+        # Ranks that read different sweep texts (no shared file system) refuse together.
+        other = os.path.join(d, "other.yaml")
+        with open(sweep) as f, open(other, "w") as g:
+            g.write(f.read() + "# edited on another node\n")
+        mm = os.path.join(d, "mm.h5")
+        r = run(MPIRUN + ["-n", "1", att, "sweep", sweep, "--out", mm, ":", "-n", "1", att, "sweep", other, "--out", mm])
+        check(r.returncode == 2 and "different contents" in r.stderr and not os.path.exists(mm),
+              f"ranks with different sweep files exit 2, no output (rc {r.returncode})")
+
         # MPI + --resume: a journal from a killed single-process run, finished by 3 ranks.
         part = os.path.join(d, "partial.h5")
         p = subprocess.Popen([att, "sweep", sweep, "--out", part, "-j", "1"],

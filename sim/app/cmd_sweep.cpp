@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -100,6 +101,14 @@ int cmd_sweep(const Args& args, std::ostream& out) {
     if (mpi.rank() == 0)
       out << "built " << (MpiSession::built_with_mpi() ? "with" : "without") << " MPI\n";
     return 0;
+  }
+  // Every rank expands the sweep itself: all must have read the same text (e.g. FILE on a file
+  // system shared by the nodes), or their point indices would mean different points.
+  const int text_hash = static_cast<int>(std::hash<std::string>{}(spec->text) & 0x7fffffff);
+  if (mpi.all_max(mpi.broadcast(text_hash, 0) != text_hash ? 2 : 0) != 0) {
+    if (mpi.rank() != 0) return 2;
+    throw core::ConfigError(core::ConfigProblem{file, 0, "", "the MPI ranks read different contents of this "
+                                                           "file (is it on a file system all nodes share?)"});
   }
   const PointRunner run_point = [](const core::Workload& w, const core::DeviceSpec& d) { return run_workload(w, d); };
   if (mpi.rank() != 0) return MpiSweepWorker(mpi, *expander, run_point).run();

@@ -52,6 +52,7 @@ class FakeRemote : public RemotePointPool {
       failure_ = "rank 1: point exploded";
       return any;
     }
+    if (take_limit >= 0 && ran >= take_limit) return any;
     held_ = take(1);
     ran += static_cast<int>(held_.size());
     return any || !held_.empty();
@@ -68,6 +69,7 @@ class FakeRemote : public RemotePointPool {
   int stopped_with = -1;
   int ran = 0;
   int fail_after = -1;
+  int take_limit = -1;  // points it takes at most (-1: no limit)
 
  private:
   config::SweepExpander expander_;
@@ -162,6 +164,7 @@ TEST(SweepRemote, InterruptJournalsPointsInFlightAndResumeCompletes) {
     return fake(w, d);
   };
   FakeRemote remote(spec);
+  remote.take_limit = 1;  // so that points are left when the local thread sees the interrupt
   EXPECT_THROW(SweepRunner(spec, options(dir + "/r.h5", &remote, &interrupt), interrupting).run(), SweepInterrupted);
   EXPECT_EQ(remote.stopped_with, 130);
   const io::ResultsFile snapshot = io::read_results_h5(dir + "/r.h5");
