@@ -29,8 +29,17 @@ def check(cond, what):
         failures.append(what)
 
 
-def rank_pids():
-    """{rank: pid} of the attnsim processes mpirun started (read from their environment)."""
+def parent(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def rank_pids(launcher):
+    """{rank: pid} of the attnsim processes that our mpirun (pid `launcher`) started, read from
+    their environment (never another engineer's job on the same machine)."""
     out = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -42,7 +51,13 @@ def rank_pids():
                 stat = f.read()
         except OSError:
             continue
-        if b"OMPI_COMM_WORLD_RANK" in env and "(attnsim)" in stat:
+        if b"OMPI_COMM_WORLD_RANK" not in env or "(attnsim)" not in stat:
+            continue
+        p, ours = int(pid), False
+        for _ in range(4):
+            p = parent(p)
+            ours = ours or p == launcher
+        if ours:
             out[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(pid)
     return out
 
@@ -58,7 +73,7 @@ def kill_rank_then_resume(att, d, sweep, ref, rank):
     started = wait_for_points(p, out, 3)
     pids = {}
     for _ in range(100):
-        pids = rank_pids()
+        pids = rank_pids(p.pid)
         if rank in pids:
             break
         time.sleep(0.05)
