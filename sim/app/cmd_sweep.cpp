@@ -33,7 +33,8 @@ const char* const kUsage =
     "--resume continues where the sweep stopped. --shard I/N runs the points with index % N == I.\n"
     "Ctrl-C finishes the points in flight, writes a readable snapshot and exits 130 (a second one kills).\n"
     "Under mpirun -n K, rank 0 hands points to the other ranks and alone writes FILE.h5\n"
-    "(-j then defaults to 1 thread per rank; see docs/distributed.md).";
+    "(-j then sets rank 0's threads, default 1; every other rank runs one point at a time;\n"
+    "see docs/distributed.md).";
 
 void parse_shard(const std::string& s, SweepRunOptions& o) {
   const auto slash = s.find('/');
@@ -79,7 +80,7 @@ int cmd_sweep(const Args& args, std::ostream& out) {
       ("file", po::value<std::string>(&file)->required(), "sweep YAML file")
       ("out", po::value<std::string>(&o.out_path)->required(), "output HDF5 file")
       ("jobs,j", po::value<int>(&jobs)->default_value(0),
-       "points run in parallel (0: the cores available; 1 per rank under mpirun)")
+       "points run in parallel (0: the cores available; 1 on rank 0 under mpirun)")
       ("resume", po::bool_switch(&o.resume), "continue an interrupted sweep (skips finished points)")
       ("shard", po::value<std::string>(&shard), "run only the points with index % N == I (I/N)");
   po::positional_options_description pos;
