@@ -25,6 +25,7 @@ class MpiSweepMaster : public RemotePointPool {
   void announce(int code) override;
   bool serve(const Take& take, const Done& done) override;
   bool idle() const override;
+  std::size_t workers() const override { return workers_.size() - 1; }
   const std::string& failure() const override { return failure_; }
   void stop(int code, const Done& done) override;
 

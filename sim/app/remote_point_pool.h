@@ -27,6 +27,8 @@ class RemotePointPool {
   virtual bool serve(const Take& take, const Done& done) = 0;
   // No worker holds points it has not returned.
   virtual bool idle() const = 0;
+  // How many processes ask for points (for batch sizing).
+  virtual std::size_t workers() const = 0;
   // A worker's unexpected failure ("rank N: ..."); empty if none.
   virtual const std::string& failure() const = 0;
   // Stops every worker (each exits with `code`) after it returns the points it holds.

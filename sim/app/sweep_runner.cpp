@@ -262,7 +262,12 @@ SweepSummary SweepRunner::run() {
     }
   };
   // Remote workers draw from the same counter as the local threads: whoever is free takes the next.
+  // A batch never exceeds half of an even share of what remains (guided self-scheduling), so a
+  // batch grown on cheap points cannot leave one rank with a run of costly ones at the end.
+  const std::size_t takers = options_.jobs + (remote ? remote->workers() : 0);
   const RemotePointPool::Take take = [&](std::size_t max) {
+    const std::size_t left = todo.size() - std::min(todo.size(), next.load());
+    max = std::min(max, std::max<std::size_t>(1, left / (2 * std::max<std::size_t>(1, takers))));
     std::vector<std::uint64_t> out;
     while (out.size() < max && !stop.load() && !interrupted()) {
       const std::size_t i = next.fetch_add(1);

@@ -53,11 +53,13 @@ class FakeRemote : public RemotePointPool {
       return any;
     }
     if (take_limit >= 0 && ran >= take_limit) return any;
-    held_ = take(1);
+    held_ = take(ask);
+    largest_batch = std::max(largest_batch, held_.size());
     ran += static_cast<int>(held_.size());
     return any || !held_.empty();
   }
   bool idle() const override { return held_.empty(); }
+  std::size_t workers() const override { return 1; }
   const std::string& failure() const override { return failure_; }
   void stop(int code, const Done& done) override {
     const Take none = [](std::size_t) { return std::vector<std::uint64_t>{}; };
@@ -70,6 +72,8 @@ class FakeRemote : public RemotePointPool {
   int ran = 0;
   int fail_after = -1;
   int take_limit = -1;  // points it takes at most (-1: no limit)
+  std::size_t ask = 1;  // batch it asks for
+  std::size_t largest_batch = 0;
 
  private:
   config::SweepExpander expander_;
@@ -174,6 +178,22 @@ TEST(SweepRemote, InterruptJournalsPointsInFlightAndResumeCompletes) {
   const SweepSummary s = SweepRunner(spec, options(dir + "/r.h5", nullptr, nullptr, true), fake).run();
   EXPECT_EQ(s.resumed, snapshot.points.size());
   EXPECT_EQ(table_text(dir + "/full.h5"), table_text(dir + "/r.h5"));
+}
+
+TEST(SweepRemote, BatchIsCappedByWhatRemains) {
+  const config::SweepSpec spec = config::SweepLoader::load_text(kSweep, "s.yaml");
+  const std::string dir = scratch("batch");
+  SweepRunner(spec, options(dir + "/local.h5", nullptr), fake).run();
+  FakeRemote remote(spec);
+  remote.ask = 64;
+  auto slow = [](const core::Workload& w, const core::DeviceSpec& d) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return fake(w, d);
+  };
+  SweepRunner(spec, options(dir + "/remote.h5", &remote), slow).run();
+  // 6 points, 2 takers (1 thread + 1 remote): at most 6 / (2 * 2) = 1 point per batch.
+  EXPECT_EQ(remote.largest_batch, 1u);
+  EXPECT_EQ(table_text(dir + "/local.h5"), table_text(dir + "/remote.h5"));
 }
 
 TEST(MpiSweepProtocol, ReadyMessageRoundTripsRecordsExactly) {
