@@ -88,10 +88,11 @@ def main():
             check(False, f"readable snapshot after SIGINT ({e})")
         resume_matches(att, sweep, out, ref, "SIGINT")
 
-        # A second SIGINT does not wait for the point in flight (each takes about a second here).
+        # A second SIGINT does not wait for the point in flight (several seconds of CPU: it cannot
+        # finish between the two signals).
         out = os.path.join(d, "int2.h5")
         big = os.path.join(d, "big.yaml")
-        write_sweep(big, seqs=(2048,), block_ms=(16,), block_ns=(16, 32), batch=8)
+        write_sweep(big, seqs=(4096,), block_ms=(16,), block_ns=(16,), batch=16)
         p = start(att, big, out)
         time.sleep(0.5)
         p.send_signal(signal.SIGINT)
