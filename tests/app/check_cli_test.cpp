@@ -36,5 +36,31 @@ TEST(CheckCli, ImpossibleTilesAreBadInput) {
   std::filesystem::remove(path);
 }
 
+TEST(CheckCli, SweepFileChecksEveryPossiblePoint) {
+  // 2 block_m x 2 block_n x 2 causal = 8 points, all satisfying block_n <= block_m.
+  std::ostringstream out, err;
+  const std::string sweep = std::string(ATTNSIM_TEST_DATA) + "/check/small_sweep.yaml";
+  EXPECT_EQ(run_cli({"check", sweep}, out, err), 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("8 of 8 workloads match"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("64x32 causal"), std::string::npos) << out.str();
+}
+
+TEST(CheckCli, SweepFileCountsImpossiblePointsAsSkipped) {
+  const auto path = std::filesystem::temp_directory_path() / "attnsim_check_cli_sweep.yaml";
+  std::ofstream(path) << "device: teaching\nbase: {kernel: flash2, seq: 64, head_dim: 16}\n"
+                         "axes:\n  block_m: [16, 32]\n  block_n: [16, 32]\nconstraints:\n  - block_n <= block_m\n";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_cli({"check", path.string()}, out, err), 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("3 of 3 workloads match"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("1 sweep points skipped"), std::string::npos) << out.str();
+  std::filesystem::remove(path);
+}
+
+TEST(CheckCli, HelpPrintsUsage) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run_cli({"check", "--help"}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("usage: attnsim check"), std::string::npos) << out.str();
+}
+
 }  // namespace
 }  // namespace attnsim::app
