@@ -3,6 +3,7 @@
 // output file (nor a temporary sibling) behind. Each row is run in-process through app::run_cli.
 #include <gtest/gtest.h>
 #include <H5Cpp.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -317,7 +318,7 @@ class BadInput : public ::testing::TestWithParam<BadCase> {};
 TEST_P(BadInput, ExitsTwoNamingTheProblemAndLeavesNoFile) {
   const BadCase& c = GetParam();
   if (!c.skip.empty()) GTEST_SKIP() << c.skip;
-  const fs::path tmp = fs::path(::testing::TempDir()) / ("attnsim_bad_input_" + c.name);
+  const fs::path tmp = fs::path(::testing::TempDir()) / ("attnsim_bad_input_" + std::to_string(getpid()) + "_" + c.name);
   fs::remove_all(tmp);
   fs::create_directories(tmp);
   if (c.prepare) c.prepare(tmp);
