@@ -1,6 +1,7 @@
 // `attnsim compare`: measured kernels (Nsight Compute CSV) against simulated ones (results HDF5):
 // a per-metric error table and summary, --json, --out report.h5, --check against issue 6 targets.
 #include "sim/app/cli_common.h"
+#include "sim/app/output_path.h"
 #include "sim/app/compare_matcher.h"
 #include "sim/app/compare_report.h"
 #include "sim/app/compare_report_writer.h"
@@ -40,6 +41,7 @@ int cmd_compare(const Args& args, std::ostream& out) {
                      "[--device DEV] [--allow-unmatched] [--check]",
                      desc, vm, out))
     return 0;
+  if (!out_path.empty()) check_output_path(out_path, "--out");
 
   const io::MeasuredTable measured = io::NcuCsvReader::read_file(measured_path);
   const std::vector<SimulatedPoint> simulated = CompareSimulatedReader::read(simulated_path);

@@ -19,6 +19,7 @@
 #include "sim/io/h5_results_writer.h"
 #include "sim/io/provenance.h"
 #include "sim/io/results_table.h"
+#include "sim/app/output_path.h"
 #include "sim/app/command_line.h"
 #include "sim/io/table_printer.h"
 
@@ -412,6 +413,7 @@ int cmd_formulas(const Args& args, std::ostream& out) {
       ("out", po::value<std::string>(&o.out), "also write the numbers to this HDF5 file (one row per kernel, launch and tensor)");
   po::variables_map vm;
   if (!parse_options(args, kUsage, desc, vm, out)) return 0;
+  if (!o.out.empty()) check_output_path(o.out, "--out");
   const Report r = compute(o, vm);
   if (!o.out.empty()) write_h5(r, o.out, args);
   if (o.json) {

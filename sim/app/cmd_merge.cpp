@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "sim/app/cli_common.h"
+#include "sim/app/output_path.h"
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/config/sweep_loader.h"
@@ -42,6 +43,7 @@ int cmd_merge(const Args& args, std::ostream& out) {
   pos.add("inputs", -1);
   po::variables_map vm;
   if (!parse_options(args, kUsage, desc, vm, out, &pos)) return 0;
+  check_output_path(out_path, "--out");
 
   std::string sweep_text, sweep_hash;
   std::map<std::uint64_t, io::PointRecord> points;

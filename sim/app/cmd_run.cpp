@@ -3,6 +3,7 @@
 
 #include "sim/app/cli_common.h"
 #include "sim/app/command_line.h"
+#include "sim/app/output_path.h"
 #include "sim/app/run_pipeline.h"
 #include "sim/config/config.h"
 #include "sim/core/errors.h"
@@ -33,6 +34,7 @@ int cmd_run(const Args& args, std::ostream& out) {
     throw core::ConfigError(core::ConfigProblem{"", 0, "--workload/--kernel", "give exactly one of --workload FILE or --kernel NAME"});
 
   std::vector<config::Override> workload_overrides, device_overrides;
+  if (!out_path.empty()) check_output_path(out_path, "--out");
   config::split_overrides(config::parse_overrides(sets), workload_overrides, device_overrides);
   core::DeviceSpec device = config::load_device(device_name, device_overrides);
   core::Workload workload = workload_file.empty()

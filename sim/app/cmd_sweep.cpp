@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "sim/app/cli_common.h"
+#include "sim/app/output_path.h"
 #include "sim/app/command_line.h"
 #include "sim/app/commands.h"
 #include "sim/app/mpi_session.h"
@@ -94,6 +95,7 @@ int cmd_sweep(const Args& args, std::ostream& out) {
     if (help) return;
     if (jobs < 0) throw core::ConfigError(core::ConfigProblem{"", 0, "-j", "must not be negative"});
     if (!shard.empty()) parse_shard(shard, o);
+    check_output_path(o.out_path, "--out");
     spec.emplace(config::SweepLoader::load_file(file));
     expander.emplace(*spec);
   });

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "sim/config/input_file.h"
 #include "sim/config/map_reader.h"
 
 #ifndef ATTNSIM_SOURCE_DIR
@@ -275,6 +276,7 @@ core::DeviceSpec load_device(const std::string& name_or_path, const std::vector<
                                                       "; or give a path to a .yaml file)"});
     }
   }
+  require_readable_file(path, "", "device file");
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);

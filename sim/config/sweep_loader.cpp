@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "sim/config/input_file.h"
 #include "sim/config/yaml_reader.h"
 #include "sim/core/errors.h"
 
@@ -315,6 +316,7 @@ SweepSpec SweepLoader::load_text(const std::string& text, const std::string& fil
 }
 
 SweepSpec SweepLoader::load_file(const std::string& path) {
+  require_readable_file(path, "", "sweep file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw core::ConfigError(core::ConfigProblem{path, 0, "", "cannot open sweep file"});
   std::ostringstream s;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <sstream>
 
+#include "sim/config/input_file.h"
 #include "sim/config/map_reader.h"
 
 namespace attnsim::config {
@@ -137,6 +138,7 @@ void apply_workload_overrides(YAML::Node& node, const std::vector<Override>& ove
 }
 
 core::Workload load_workload_file(const std::string& path, const std::vector<Override>& overrides) {
+  require_readable_file(path, "", "workload file");
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);

@@ -152,7 +152,8 @@ std::optional<std::uint64_t> YamlReader::as_bytes(const YAML::Node& node, const 
   const auto space = s.find_first_of(' ');
   if (space != std::string::npos) {
     const std::string number = s.substr(0, space);
-    const std::string unit = s.substr(s.find_first_not_of(' ', space));
+    const auto unit_at = s.find_first_not_of(' ', space);
+    const std::string unit = unit_at == std::string::npos ? std::string() : s.substr(unit_at);
     double x = 0;
     const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), x);
     if (ec == std::errc() && ptr == number.data() + number.size() && x >= 0) {
