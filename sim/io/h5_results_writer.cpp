@@ -189,6 +189,7 @@ PointRecord run_point_record(const core::RunResult& result, const core::DeviceSp
   cfg.push_back({"device", device.name});
   p.config_yaml = fields_to_yaml(cfg);
   p.result = result;
+  p.result->wall_seconds = 0;  // host time is not part of the results: same input, same datasets
   return p;
 }
 

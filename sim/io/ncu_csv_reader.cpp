@@ -151,7 +151,9 @@ class RowParser {
     const std::string cell = text(r, column);
     if (cell.empty()) return std::nullopt;
     auto v = NcuCsvReader::parse_number(cell);
-    if (!v || *v < 0 || *v != static_cast<double>(static_cast<std::uint64_t>(*v))) {
+    // Range first: casting a double at or beyond 2^64 to uint64_t is undefined behaviour.
+    if (!v || !(*v >= 0 && *v < 18446744073709551616.0) ||
+        *v != static_cast<double>(static_cast<std::uint64_t>(*v))) {
       problems_.add(r.line, std::string(column),
                     "cannot parse '" + cell + "' as a non-negative integer");
       return std::nullopt;
