@@ -12,6 +12,7 @@
 #include "kernels/registry.h"
 #include "sim/app/cli_common.h"
 #include "sim/config/device_loader.h"
+#include "sim/config/input_file.h"
 #include "sim/config/overrides.h"
 #include "sim/config/sweep_expander.h"
 #include "sim/config/sweep_loader.h"
@@ -145,6 +146,7 @@ int cmd_check(const Args& args, std::ostream& out) {
   config::split_overrides(config::parse_overrides(sets), workload_overrides, device_overrides);
   std::uint64_t skipped = 0;
   std::vector<CheckPoint> points;
+  if (!file.empty()) config::require_readable_file(file, "", "check file");
   if (!file.empty() && is_sweep_file(file)) {
     if (!sets.empty())
       throw core::ConfigError(core::ConfigProblem{file, 0, "--set", "a sweep file takes its overrides from its own `set:`"});

@@ -143,17 +143,14 @@ bool is_record(const std::string& path) {
 TEST(Determinism, SameRunTwiceGivesIdenticalDatasets) {
   auto [first, second] = same_run_twice("run");
   EXPECT_TRUE(first.count("table/dram__bytes_read.sum")) << "expected a table column for DRAM reads";
-  // The point records are checked (and currently skipped) by the next test.
+  // The point records are checked by the next test.
   std::erase_if(first, [](const auto& kv) { return is_record(kv.first); });
   std::erase_if(second, [](const auto& kv) { return is_record(kv.first); });
   expect_same_datasets(first, second);
 }
 
 TEST(Determinism, SameRunTwiceGivesIdenticalPointRecords) {
-  // TODO(sim/app/cmd_run.cpp): `run --out` stores the host wall time in /points/0/record
-  // (sim/io/point_record.cpp:159 serializes RunResult::wall_seconds), so two identical runs
-  // differ there; sweep_runner.cpp:171 zeroes it before writing and cmd_run.cpp should too.
-  GTEST_SKIP() << "sim/app/cmd_run.cpp: run --out writes wall_seconds into points/0/record";
+  // Host wall time is not stored (io::run_point_record zeroes it), so the records are equal.
   auto [first, second] = same_run_twice("record");
   ASSERT_TRUE(first.count("points/0/record"));
   EXPECT_EQ(first.at("points/0/record"), second.at("points/0/record"));
