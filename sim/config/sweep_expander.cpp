@@ -53,18 +53,27 @@ SweepExpander::SweepExpander(const SweepSpec& spec) : spec_(spec) {
   parse_workload_node(node, reader);
   reader.throw_if_problems();
   // Every device named must load (unknown presets are bad input, not impossible points).
-  std::vector<std::string> names;
-  if (!spec_.device.empty()) names.push_back(spec_.device);
+  // Each name with where the sweep file gives it (line 0 for the top-level `device:` key, whose
+  // line the spec does not keep), so an unknown preset is reported at file:line: device.
+  std::vector<std::pair<std::string, int>> names;
+  if (!spec_.device.empty()) names.emplace_back(spec_.device, 0);
   for (const auto& g : spec_.groups)
     for (const auto& a : g.axes)
       if (a.key == "device")
-        for (const auto& v : a.values) names.push_back(sweep_value_yaml(v));
+        for (const auto& v : a.values) names.emplace_back(sweep_value_yaml(v), a.line);
   std::vector<core::ConfigProblem> problems;
-  for (const auto& n : names) {
+  for (const auto& [n, line] : names) {
     try {
       device_for(n, dev);
     } catch (const core::ConfigError& e) {
-      for (const auto& p : e.problems()) problems.push_back(p);
+      for (auto p : e.problems()) {
+        if (p.file.empty()) {  // a preset name that did not resolve: locate it in the sweep file
+          p.file = spec_.file;
+          p.line = line;
+          p.key_path = "device";
+        }
+        problems.push_back(p);
+      }
     }
   }
   if (!problems.empty()) throw core::ConfigError(problems);

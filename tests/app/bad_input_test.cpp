@@ -235,10 +235,8 @@ std::vector<BadCase> table_cases() {
        {"sweep_bad_base.yaml", "flash9"}},
       {"sweep_bad_expression", {"sweep", "{in}/sweep_bad_expression.yaml", "--out", "{tmp}/s.h5"},
        {"sweep_bad_expression.yaml:7", "constraints"}},
-      // TODO(sim/config/sweep_expander.cpp): unknown device preset in a sweep file is located at --device, not file:line
       {"sweep_unknown_device", {"sweep", "{in}/sweep_unknown_device.yaml", "--out", "{tmp}/s.h5"},
-       {"sweep_unknown_device.yaml", "h9000"}, nullptr,
-       "sim/config/sweep_expander.cpp: unknown device preset in a sweep file is located at --device, not file:line"},
+       {"sweep_unknown_device.yaml", "device: unknown device preset 'h9000'"}, nullptr},
       {"sweep_empty_file", {"sweep", "{in}/sweep_empty.yaml", "--out", "{tmp}/s.h5"}, {"sweep_empty.yaml"}},
       {"sweep_zip_lengths_differ", {"sweep", "{in}/sweep_zip_lengths.yaml", "--out", "{tmp}/s.h5"},
        {"sweep_zip_lengths.yaml", "zip"}},
