@@ -41,6 +41,7 @@ for t in "${targets[@]}"; do
   cp -n fuzz/corpus/"$t"/* "$work"/ 2>/dev/null || true
   dict=(); [ -f "fuzz/$t.dict" ] && dict=(-dict="fuzz/$t.dict")
   start=$(date +%s)
+  marker="$findings/.run-start"; : > "$marker"   # findings of earlier runs are not this run's
   set +e
   "$build/fuzz/$t" "$work" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
     -print_final_stats=1 -artifact_prefix="$findings/" >"$log" 2>&1
@@ -48,7 +49,8 @@ for t in "${targets[@]}"; do
   set -e
   elapsed=$(( $(date +%s) - start ))
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-  found=$(find "$findings" -type f | wc -l)
+  found=$(find "$findings" -type f -name 'crash-*' -newer "$marker" -o -type f -name 'leak-*' -newer "$marker" \
+          -o -type f -name 'timeout-*' -newer "$marker" -o -type f -name 'oom-*' -newer "$marker" | wc -l)
   echo "$t: ${elapsed} s, ${execs:-?} executions, ${found} findings (libFuzzer exit $rc, log $log)"
   if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then status=1; fi
 done
