@@ -87,21 +87,9 @@ double MemorySystem::read(double t, std::uint32_t sm, core::Bytes addr, std::uin
     counters_.lts_bytes += bytes;
     return hbm_.read(t, addr, bytes);
   }
-  const core::Bytes off = addr - line * line_bytes_;
-  const std::uint32_t first = sector_of(off);
-  const std::uint32_t last = sector_of(off + bytes - 1);
-  const std::uint8_t mask = static_cast<std::uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
-  const std::uint32_t sectors = last - first + 1;
-  const std::uint32_t near = near_partition(sm);
-  const L2Outcome o = l2_.access(line, mask, false, near, static_cast<std::uint8_t>(tensor));
-  const core::Bytes sector_total = static_cast<core::Bytes>(sectors) * sector_bytes_;
-  counters_.lts_sectors += sectors;
-  counters_.lts_hit_sectors += o.hit_sectors;
-  counters_.lts_bytes += sector_total;
-  traffic_.lts[tensor].read += sector_total;
-  const double at_l2 = l2_ports_[o.partition].serve(t, static_cast<double>(sector_total));
-  write_back(at_l2, o.writeback[0]);
-  write_back(at_l2, o.writeback[1]);
+  const L2Request r = l2_request(t, sm, addr, bytes, tensor, false);
+  const L2Outcome& o = r.outcome;
+  const double at_l2 = r.at_l2;
   switch (o.where) {
     case L2Where::kNearHit:
       ++counters_.l2_near_hits;
@@ -127,23 +115,27 @@ double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::ui
     const double done = hbm_.write(t, addr, bytes);
     return scratchpad_ ? std::max(done, dma(t, sm, bytes)) : done;
   }
+  return l2_request(t, sm, addr, bytes, tensor, true).at_l2;
+}
+
+MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
+                                                 core::Tensor tensor, bool write) {
   const std::uint64_t line = line_of(addr);
   const core::Bytes off = addr - line * line_bytes_;
   const std::uint32_t first = sector_of(off);
   const std::uint32_t last = sector_of(off + bytes - 1);
   const std::uint8_t mask = static_cast<std::uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
   const std::uint32_t sectors = last - first + 1;
-  const std::uint32_t near = near_partition(sm);
-  const L2Outcome o = l2_.access(line, mask, true, near, static_cast<std::uint8_t>(tensor));
+  const L2Outcome o = l2_.access(line, mask, write, near_partition(sm), static_cast<std::uint8_t>(tensor));
   const core::Bytes sector_total = static_cast<core::Bytes>(sectors) * sector_bytes_;
   counters_.lts_sectors += sectors;
   counters_.lts_hit_sectors += o.hit_sectors;
   counters_.lts_bytes += sector_total;
-  traffic_.lts[tensor].write += sector_total;
-  const double done = l2_ports_[o.partition].serve(t, static_cast<double>(sector_total));
-  write_back(done, o.writeback[0]);
-  write_back(done, o.writeback[1]);
-  return done;
+  (write ? traffic_.lts[tensor].write : traffic_.lts[tensor].read) += sector_total;
+  const double at_l2 = l2_ports_[o.partition].serve(t, static_cast<double>(sector_total));
+  write_back(at_l2, o.writeback[0]);
+  write_back(at_l2, o.writeback[1]);
+  return {o, at_l2};
 }
 
 double MemorySystem::flush(double t) {

@@ -55,6 +55,15 @@ class MemorySystem {
  private:
   double dma(double t, std::uint32_t core, core::Bytes bytes);
   double write_back(double t, const Victim& v);  // returns when the write is done
+  // The L2 side shared by reads and writes: looks the sectors of [addr, addr+bytes) up, counts
+  // them, queues them on the partition's port and writes back any victims; `at_l2` is when the
+  // port has served the request.
+  struct L2Request {
+    L2Outcome outcome;
+    double at_l2;
+  };
+  L2Request l2_request(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
+                       bool write);
   // Shifts instead of divisions where the sizes are powers of two (they are on every preset).
   std::uint64_t line_of(core::Bytes addr) const {
     return line_shift_ >= 0 ? addr >> line_shift_ : addr / line_bytes_;
