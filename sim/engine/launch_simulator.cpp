@@ -178,6 +178,8 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
   const core::Bytes sm_cap = sm_credit_ ? sm_credit_ : std::numeric_limits<core::Bytes>::max();
   core::Bytes chunk = 0;
   double chunk_done = now;
+  const std::uint32_t rows_ahead =
+      static_cast<std::uint32_t>((8 * line + op.row_bytes - 1) / std::max<core::Bytes>(1, op.row_bytes));
   while (s.load_row < op.rows) {
     const core::Bytes a = op.addr + static_cast<core::Bytes>(s.load_row) * op.row_stride + s.load_off;
     const core::Bytes piece = std::min<core::Bytes>(line - a % line, op.row_bytes - s.load_off);
@@ -187,8 +189,14 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
       sm.inflight += piece;
       chunk += piece;
     }
-    constexpr core::Bytes kAhead = 8;  // lines: host prefetch distance for the L2 tag sets
-    if (op.row_bytes - s.load_off > kAhead * line) memory_.prefetch(s.sm, a + kAhead * line);
+    // Host prefetch of the L2 tag sets kAhead lines ahead in this op's address sequence:
+    // further along the row, or in a later row when rows are shorter than that.
+    constexpr core::Bytes kAhead = 8;
+    if (op.row_bytes - s.load_off > kAhead * line) {
+      memory_.prefetch(s.sm, a + kAhead * line);
+    } else if (s.load_row + rows_ahead < op.rows) {
+      memory_.prefetch(s.sm, a + static_cast<core::Bytes>(rows_ahead) * op.row_stride);
+    }
     const double issue = sm.lsu.serve(now, static_cast<double>(piece));
     const double done =
         memory_.read(issue, s.sm, a, static_cast<std::uint32_t>(piece), op.tensor, via_l1);

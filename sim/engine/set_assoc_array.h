@@ -1,7 +1,9 @@
 // The tag store of a set-associative, sectored cache, LRU replacement. Each set is one block of
-// host memory in structure-of-arrays form (low tag words, then LRU stamps, then the high tag
-// byte, valid/dirty sector masks and owning tensor), so a miss scans one 64-B host line of tags
-// and one of stamps. Functional only (no timing).
+// host memory in structure-of-arrays form: low tag words, then per-way bytes (LRU rank, valid
+// and dirty sector masks, owning tensor). A 16-way set is 128 B, two host cache lines: a lookup
+// compares 16 tags at once (SSE2) and a hit updates the ranks in the second line. The high tag
+// byte (lines at or above 2^32 - 1, i.e. addresses past 512 GiB with 128-B lines) lives in a
+// separate array that is only consulted once such a line has been inserted. Functional only.
 #pragma once
 
 #include <algorithm>
@@ -38,8 +40,8 @@ class SetAssocArray {
   static constexpr std::uint32_t kNoWay = 0xffffffffu;
 
   SetAssocArray() = default;
-  // `lines` lines in sets of `ways` (the set count rounds down; at least one set). Lines are
-  // below 2^40 (addresses below 2^47 with 128-B lines).
+  // `lines` lines in sets of `ways` (the set count rounds down; at least one set; at most 255
+  // ways). Lines are below 2^40 (addresses below 2^47 with 128-B lines).
   SetAssocArray(std::uint64_t lines, std::uint32_t ways);
 
   std::uint32_t set_of(std::uint64_t hash) const {
@@ -49,12 +51,14 @@ class SetAssocArray {
   std::uint32_t find(std::uint32_t set, std::uint64_t line) const {
     const std::uint8_t* b = block(set);
     const std::uint64_t tag = line + 1;
+    const std::uint32_t lo = static_cast<std::uint32_t>(tag);
     const std::uint8_t hi = static_cast<std::uint8_t>(tag >> 32);
+    if (!any_hi_ && hi != 0) return kNoWay;  // no such line was ever inserted
     for (std::uint32_t c = 0; c < padded_; c += 16) {
-      std::uint32_t m = match16(reinterpret_cast<const std::uint32_t*>(b) + c, static_cast<std::uint32_t>(tag));
+      std::uint32_t m = match16(reinterpret_cast<const std::uint32_t*>(b) + c, lo);
       for (; m != 0; m &= m - 1) {
         const std::uint32_t i = c + static_cast<std::uint32_t>(__builtin_ctz(m));
-        if (b[hi_off_ + i] == hi) return i;
+        if (!any_hi_ || (b[rank_off_ + i] != kEmpty && hi_[slot(set, i)] == hi)) return i;
       }
     }
     return kNoWay;
@@ -67,7 +71,8 @@ class SetAssocArray {
     const std::uint8_t* b = block(set);
     for (std::size_t o = 0; o < stride_; o += 64) __builtin_prefetch(b + o);
   }
-  void touch(std::uint32_t set, std::uint32_t way) { stamps(set)[way] = next_stamp(); }
+  // Makes `way` (occupied) the most recently used of its set.
+  void touch(std::uint32_t set, std::uint32_t way) { promote(block(set), way); }
   void invalidate(std::uint32_t set, std::uint32_t way);
 
   std::uint8_t& valid_mask(std::uint32_t set, std::uint32_t way) { return block(set)[valid_off_ + way]; }
@@ -80,10 +85,9 @@ class SetAssocArray {
     for (std::uint32_t s = 0; s < sets_; ++s) {
       const std::uint8_t* b = block(s);
       const std::uint32_t* tags = reinterpret_cast<const std::uint32_t*>(b);
-      const std::uint32_t* st = reinterpret_cast<const std::uint32_t*>(b + stamp_off_);
       for (std::uint32_t i = 0; i < assoc_; ++i)
-        if (st[i] != 0 && b[dirty_off_ + i] != 0)
-          f(line_of(tags[i], b[hi_off_ + i]), b[dirty_off_ + i], b[tensor_off_ + i]);
+        if (b[rank_off_ + i] != kEmpty && b[dirty_off_ + i] != 0)
+          f(line_of(s, i, tags[i]), b[dirty_off_ + i], b[tensor_off_ + i]);
     }
     clear();
   }
@@ -95,8 +99,8 @@ class SetAssocArray {
   struct alignas(64) Block {  // one host cache line; a set spans stride_ / 64 of them
     std::uint8_t bytes[64];
   };
-  static constexpr std::uint32_t kPadStamp = 0xffffffffu;
-  static constexpr std::uint32_t kMaxStamp = kPadStamp - 1;
+  // LRU rank of a way: 0 = most recently used ... (occupied ways - 1); kEmpty = no line.
+  static constexpr std::uint8_t kEmpty = 0xff;
   // Bit i set where tags[i] == lo, for 16 consecutive ways.
   static std::uint32_t match16(const std::uint32_t* tags, std::uint32_t lo) {
 #if defined(__SSE2__)
@@ -113,8 +117,12 @@ class SetAssocArray {
     return m;
 #endif
   }
-  static std::uint64_t line_of(std::uint32_t lo, std::uint8_t hi) {
-    return ((static_cast<std::uint64_t>(hi) << 32) | lo) - 1;
+  std::size_t slot(std::uint32_t set, std::uint32_t way) const {
+    return static_cast<std::size_t>(set) * padded_ + way;
+  }
+  std::uint64_t line_of(std::uint32_t set, std::uint32_t way, std::uint32_t lo) const {
+    const std::uint64_t hi = any_hi_ ? hi_[slot(set, way)] : 0;
+    return ((hi << 32) | lo) - 1;
   }
   std::uint8_t* block(std::uint32_t set) {
     return reinterpret_cast<std::uint8_t*>(mem_.data()) + static_cast<std::size_t>(set) * stride_;
@@ -122,23 +130,22 @@ class SetAssocArray {
   const std::uint8_t* block(std::uint32_t set) const {
     return reinterpret_cast<const std::uint8_t*>(mem_.data()) + static_cast<std::size_t>(set) * stride_;
   }
-  std::uint32_t* stamps(std::uint32_t set) { return reinterpret_cast<std::uint32_t*>(block(set) + stamp_off_); }
-  std::uint32_t next_stamp() {
-    if (clock_ == kMaxStamp) renumber();
-    return ++clock_;
-  }
-  void renumber();  // keeps each set's LRU order, restarts the clock
-  void clear();     // every way empty
+  // Every occupied way ranked before `way` moves one back; `way` becomes rank 0. With `way`
+  // empty (rank kEmpty), every occupied way moves back.
+  void promote(std::uint8_t* b, std::uint32_t way);
+  void set_hi(std::uint32_t set, std::uint32_t way, std::uint8_t hi);
+  void clear();  // every way empty
 
   std::uint32_t sets_ = 0;
   std::uint32_t assoc_ = 0;
-  std::uint32_t padded_ = 0;  // ways rounded up to 16; padding ways never match (tag 0) and
-                              // are never chosen (stamp kPadStamp)
-  // Byte offsets inside a set's block: tags (u32) at 0, stamps (u32; 0 = empty way), then u8
-  // arrays: high tag byte, valid mask, dirty mask, tensor.
-  std::size_t stamp_off_ = 0, hi_off_ = 0, valid_off_ = 0, dirty_off_ = 0, tensor_off_ = 0, stride_ = 0;
+  std::uint32_t padded_ = 0;  // ways rounded up to 16; padding ways stay empty with tag 0 and
+                              // are never chosen
+  // Byte offsets inside a set's block: tags (u32) at 0, then u8 arrays: LRU rank, valid mask,
+  // dirty mask, tensor.
+  std::size_t rank_off_ = 0, valid_off_ = 0, dirty_off_ = 0, tensor_off_ = 0, stride_ = 0;
   std::vector<Block> mem_;
-  std::uint32_t clock_ = 0;
+  bool any_hi_ = false;           // some line with a non-zero high tag byte was ever inserted
+  std::vector<std::uint8_t> hi_;  // high tag bytes, allocated on the first such line
 };
 
 }  // namespace attnsim::engine

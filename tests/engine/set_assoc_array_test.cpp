@@ -1,0 +1,119 @@
+// SetAssocArray against a reference LRU model (one std::list per set): the same hits, the same
+// victims (first empty way, else least recently used), dirty masks and flush contents, through
+// random accesses, invalidations and lines above 2^32 (the high tag byte path). And the event
+// queue against a sort by (time, insertion order).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <list>
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "sim/engine/event_queue.h"
+#include "sim/engine/set_assoc_array.h"
+
+namespace attnsim::engine {
+namespace {
+
+struct RefSet {
+  std::list<std::uint64_t> lru;  // front = most recently used
+  std::map<std::uint64_t, std::uint8_t> dirty;
+};
+
+void run_against_reference(std::uint32_t ways, std::uint32_t sets, std::uint64_t line_range, std::uint64_t base,
+                           unsigned seed) {
+  SetAssocArray a(static_cast<std::uint64_t>(sets) * ways, ways);
+  ASSERT_EQ(a.sets(), sets);
+  std::vector<RefSet> ref(sets);
+  std::mt19937_64 rng(seed);
+  for (int step = 0; step < 20000; ++step) {
+    const std::uint64_t line = base + rng() % line_range;
+    const std::uint32_t set = static_cast<std::uint32_t>(line % sets);
+    RefSet& r = ref[set];
+    const auto it = std::find(r.lru.begin(), r.lru.end(), line);
+    if (rng() % 10 == 0) {  // invalidate, if present
+      const std::uint32_t w = a.find(set, line);
+      ASSERT_EQ(w != SetAssocArray::kNoWay, it != r.lru.end()) << "step " << step;
+      if (w != SetAssocArray::kNoWay) {
+        a.invalidate(set, w);
+        r.lru.erase(it);
+        r.dirty.erase(line);
+      }
+      continue;
+    }
+    bool hit = false;
+    Victim v;
+    const std::uint32_t w = a.find_or_insert(set, line, 3, hit, v);
+    ASSERT_EQ(hit, it != r.lru.end()) << "step " << step;
+    if (hit) {
+      r.lru.erase(it);
+    } else if (r.lru.size() == ways) {
+      const std::uint64_t lru = r.lru.back();
+      ASSERT_TRUE(v.valid) << "step " << step;
+      ASSERT_EQ(v.line, lru) << "step " << step;
+      ASSERT_EQ(v.dirty_mask, r.dirty.count(lru) ? r.dirty[lru] : 0) << "step " << step;
+      r.lru.pop_back();
+      r.dirty.erase(lru);
+    } else {
+      ASSERT_FALSE(v.valid) << "step " << step;
+    }
+    r.lru.push_front(line);
+    const std::uint8_t d = static_cast<std::uint8_t>(rng() % 16);
+    a.dirty_mask(set, w) |= d;
+    if (d) r.dirty[line] |= d;
+  }
+  std::set<std::pair<std::uint64_t, int>> flushed, expected;
+  a.flush([&](std::uint64_t line, std::uint8_t dirty, std::uint8_t) { flushed.insert({line, dirty}); });
+  for (const RefSet& r : ref)
+    for (const auto& [line, d] : r.dirty) expected.insert({line, d});
+  EXPECT_EQ(flushed, expected);
+  for (std::uint32_t s = 0; s < sets; ++s) EXPECT_EQ(a.find(s, base + s), SetAssocArray::kNoWay);
+}
+
+TEST(SetAssocArray, MatchesReferenceLruSixteenWays) { run_against_reference(16, 8, 300, 0, 1); }
+TEST(SetAssocArray, MatchesReferenceLruFourWays) { run_against_reference(4, 16, 200, 0, 2); }
+TEST(SetAssocArray, MatchesReferenceLruSixtyFourWays) { run_against_reference(64, 2, 300, 0, 3); }
+TEST(SetAssocArray, MatchesReferenceLruTwelveWaysPadded) { run_against_reference(12, 4, 120, 0, 4); }
+// Lines around 2^32: tags whose low word is 0 and lines that differ only in the high byte.
+TEST(SetAssocArray, MatchesReferenceLruAboveFourBillionLines) {
+  run_against_reference(16, 8, 400, (std::uint64_t{1} << 32) - 200, 5);
+}
+TEST(SetAssocArray, HighTagByteSeparatesLinesWithEqualLowWords) {
+  SetAssocArray a(16, 16);
+  bool hit = false;
+  Victim v;
+  a.find_or_insert(0, 5, 0, hit, v);
+  EXPECT_EQ(a.find(0, 5 + (std::uint64_t{1} << 32)), SetAssocArray::kNoWay);
+  a.find_or_insert(0, 5 + (std::uint64_t{1} << 32), 0, hit, v);
+  EXPECT_FALSE(hit);
+  EXPECT_NE(a.find(0, 5), a.find(0, 5 + (std::uint64_t{1} << 32)));
+}
+
+TEST(EventQueue, PopsTheSmallestTimeThenInsertionOrderAmongQueued) {
+  EventQueue q;
+  std::set<std::pair<double, std::uint64_t>> ref;  // (time, sequence) of the queued events
+  std::mt19937_64 rng(7);
+  std::uint64_t pops = 0;
+  for (int round = 0; round < 5000; ++round) {
+    const int pushes = static_cast<int>(rng() % 5);
+    for (int k = 0; k < pushes; ++k) {
+      const double t = static_cast<double>(rng() % 50);  // many ties
+      ref.insert({t, q.pushed()});
+      q.push(t, EventKind::kResume, 0);
+    }
+    while (!q.empty() && (rng() % 3 != 0 || round == 4999)) {
+      const Event e = q.pop();
+      ASSERT_FALSE(ref.empty());
+      ASSERT_EQ(std::make_pair(e.time, e.seq), *ref.begin()) << "pop " << pops;
+      ref.erase(ref.begin());
+      ++pops;
+    }
+  }
+  EXPECT_TRUE(ref.empty());
+  EXPECT_GT(pops, 1000u);
+}
+
+}  // namespace
+}  // namespace attnsim::engine
