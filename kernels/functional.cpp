@@ -142,9 +142,11 @@ void flash2_backward(const Problem& p, const Matrix& q, const Matrix& k, const M
 
 // Algorithm 1: O, ℓ, m live in "HBM" arrays, initialised to 0, 0, -inf; outer loop over key
 // blocks, inner over query blocks, each update read-modify-writes them.
-Matrix flash1_forward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v) {
+// ℓ and m (the final statistics Algorithm 4 reads) are returned in `l`, `m`.
+Matrix flash1_forward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v, Vector& l, Vector& m) {
   Matrix o(p.nq, p.d);
-  Vector l(p.nq, 0), m(p.nq, kNegInf);
+  l.assign(p.nq, 0);
+  m.assign(p.nq, kNegInf);
   const std::uint64_t br = p.w.block_m, bc = p.w.block_n;
   for (std::uint64_t col0 = 0; col0 < p.nkv; col0 += bc) {
     const std::uint64_t first = p.w.causal ? KernelDefaults::causal_first_row(col0, p.off, br) : 0;
@@ -162,6 +164,44 @@ Matrix flash1_forward(const Problem& p, const Matrix& q, const Matrix& k, const 
   }
   for (double& x : o.values) x = p.st(x);
   return o;
+}
+
+// Algorithm 4: dQ, dK, dV start at 0 "in HBM"; outer loop over key blocks j (B_c), inner over
+// the query blocks i (B_r) that see block j; per (i, j) P_ij = exp(Q_i K_jᵀ - m_i)/ℓ_i from the
+// forward's ℓ, m, D_i = rowsum(dO_i ∘ O_i) recomputed, dS_ij = P_ij ∘ (dO_i V_jᵀ - D_i);
+// dQ_i += dS_ij K_j is written back (stored value) each time; dK_j, dV_j accumulate on chip and
+// are written once per j.
+void flash1_backward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& o,
+                     const Vector& l, const Vector& m, const Matrix& d_o, Grads& g) {
+  const std::uint64_t br = p.w.block_m, bc = p.w.block_n;
+  for (std::uint64_t col0 = 0; col0 < p.nkv; col0 += bc) {
+    const std::uint64_t c_end = std::min(p.nkv, col0 + bc);
+    Matrix dk_j(c_end - col0, p.d), dv_j(c_end - col0, p.d);
+    const std::uint64_t first = p.w.causal ? KernelDefaults::causal_first_row(col0, p.off, br) : 0;
+    for (std::uint64_t row0 = first; row0 < p.nq; row0 += br)
+      for (std::uint64_t i = row0; i < std::min(p.nq, row0 + br); ++i) {
+        double d_i = 0;
+        for (std::size_t c = 0; c < p.d; ++c) d_i += d_o(i, c) * o(i, c);
+        Vector dq_i(p.d);
+        for (std::size_t c = 0; c < p.d; ++c) dq_i[c] = g.dq(i, c);
+        for (std::uint64_t j = col0; j < c_end; ++j) {
+          if (!p.allowed(i, j)) continue;
+          const double pr = std::exp(dot(q, i, k, j) - m[i]) / l[i];
+          const double ds = pr * (dot(d_o, i, v, j) - d_i);
+          for (std::size_t c = 0; c < p.d; ++c) {
+            dv_j(j - col0, c) += pr * d_o(i, c);
+            dk_j(j - col0, c) += ds * q(i, c);
+            dq_i[c] += ds * k(j, c);
+          }
+        }
+        for (std::size_t c = 0; c < p.d; ++c) g.dq(i, c) = p.st(dq_i[c]);
+      }
+    for (std::uint64_t j = col0; j < c_end; ++j)
+      for (std::size_t c = 0; c < p.d; ++c) {
+        g.dk(j, c) = p.st(dk_j(j - col0, c));
+        g.dv(j, c) = p.st(dv_j(j - col0, c));
+      }
+  }
 }
 
 // Split-KV: each split runs the online softmax over its keys and stores (acc/ℓ, m + log ℓ) in
@@ -252,7 +292,7 @@ double run_functional(const core::Workload& w, Precision storage) {
   if (kn != "standard" && kn != "flash1" && kn != "flash2" && kn != "flash_decode")
     throw core::ConfigError(core::ConfigProblem{"", 0, "functional", "kernel '" + kn + "' has no functional mode"});
   Problem p{w, storage, w.seq_q, w.seq_kv, w.head_dim, w.seq_kv >= w.seq_q ? w.seq_kv - w.seq_q : 0};
-  const bool bwd = w.pass == core::Pass::kFwdBwd && (kn == "standard" || kn == "flash2");
+  const bool bwd = w.pass == core::Pass::kFwdBwd && kn != "flash_decode";
   const std::uint64_t kv_heads = w.kv_heads ? w.kv_heads : w.heads, group = w.heads / kv_heads;
   const double per_head = static_cast<double>(p.nq) * p.nkv * p.d * (bwd ? 6 : 3);
   std::mt19937_64 rng(w.seed);
@@ -270,7 +310,12 @@ double run_functional(const core::Workload& w, Precision storage) {
         if (kn == "standard") {
           got = standard_schedule(p, q, k, v, d_o, bwd);
         } else if (kn == "flash1") {
-          got.o = flash1_forward(p, q, k, v);
+          Vector l, m;
+          got.o = flash1_forward(p, q, k, v, l, m);
+          if (bwd) {
+            got.dq = Matrix(p.nq, p.d), got.dk = Matrix(p.nkv, p.d), got.dv = Matrix(p.nkv, p.d);
+            flash1_backward(p, q, k, v, got.o, l, m, d_o, got);
+          }
         } else if (kn == "flash_decode") {
           got.o = decode_forward(p, q, k, v);
         } else {

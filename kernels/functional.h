@@ -1,6 +1,7 @@
 // Functional mode: executes a kernel's tile schedule (loop order, blocks, online-softmax
-// rescaling, split-KV combine, FA-2 backward recomputation) on seeded random numbers in double
-// and compares with plain attention (and its gradients). No timing, no memory model.
+// rescaling, split-KV combine, FA-1 (Algorithm 4) and FA-2 backward recomputation) on seeded
+// random numbers in double and compares with plain attention (and its gradients). No timing,
+// no memory model.
 #pragma once
 
 #include "kernels/precision.h"

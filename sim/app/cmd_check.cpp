@@ -34,7 +34,7 @@ std::vector<core::Workload> builtin_grid() {
       for (std::uint64_t kvh : {4, 1})
         for (auto pass : {core::Pass::kFwd, core::Pass::kFwdBwd}) {
           const std::string k = kernel;
-          if (pass == core::Pass::kFwdBwd && k != "standard" && k != "flash2") continue;
+          if (pass == core::Pass::kFwdBwd && k == "flash_decode") continue;
           core::Workload w;
           w.kernel = k;
           w.batch = 2;

@@ -186,6 +186,26 @@ std::vector<LaunchTraffic> flash1(const Workload& w, bool c) {
   f.traffic[Tensor::kM] = {s.bh() * rows * kStatBytes, s.bh() * rows * kStatBytes};
   f.traffic[Tensor::kL] = f.traffic[Tensor::kM];
   out.push_back(f);
+  if (w.pass != Pass::kFwdBwd) return out;
+
+  // Algorithm 4 (Theorem 5 accounting): line 5 zeroes dQ, dK, dV in HBM; then per outer step j
+  // K_j, V_j read once, and for every query block i that sees block j: Q_i, O_i, dO_i, dQ_i,
+  // ℓ_i, m_i read and dQ_i written (dQ in the workload dtype); dK_j, dV_j written once.
+  LaunchTraffic bi = launch("flash1_bwd_init");
+  bi.traffic[Tensor::kDQ].write = s.bh() * s.nq * q_row;
+  bi.traffic[Tensor::kDK].write = s.bh() * s.nkv * q_row;
+  bi.traffic[Tensor::kDV].write = s.bh() * s.nkv * q_row;
+  out.push_back(bi);
+  LaunchTraffic b = launch("flash1_bwd");
+  b.traffic[Tensor::kK].read = f.traffic[Tensor::kK].read;
+  b.traffic[Tensor::kV].read = f.traffic[Tensor::kK].read;
+  for (Tensor t : {Tensor::kQ, Tensor::kO, Tensor::kDO}) b.traffic[t].read = s.bh() * rows * q_row;
+  b.traffic[Tensor::kDQ] = {s.bh() * rows * q_row, s.bh() * rows * q_row};
+  b.traffic[Tensor::kL].read = s.bh() * rows * kStatBytes;
+  b.traffic[Tensor::kM].read = s.bh() * rows * kStatBytes;
+  b.traffic[Tensor::kDK].write = s.bh() * s.nkv * q_row;
+  b.traffic[Tensor::kDV].write = s.bh() * s.nkv * q_row;
+  out.push_back(b);
   return out;
 }
 

@@ -62,6 +62,66 @@ TEST(IoCounts, Flash1ReadsQAndOncePerOuterStep) {
   EXPECT_EQ(of(t, "flash1_init", Tensor::kO).write, nd);
 }
 
+// Theorem 5 / Algorithm 4: K, V read once, dK, dV written once; Q, O, dO, ℓ, m read and dQ read
+// and written once per outer step (T_c = 3 for B_c = 384); line 5 zeroes dQ, dK, dV. The forward
+// launches are Algorithm 1's, unchanged by the pass.
+TEST(IoCounts, Flash1BackwardReadsQODoAndDqOncePerOuterStep) {
+  Workload w = gpt2_medium("flash1");
+  w.block_m = 64;
+  w.block_n = 384;
+  w.pass = Pass::kFwdBwd;
+  const auto t = closed_form_traffic(w);
+  const Bytes nd = 64ull * 16 * 1024 * 64 * 2, n4 = 64ull * 16 * 1024 * 4;
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t[2].kernel_name, "flash1_bwd_init");
+  EXPECT_EQ(t[3].kernel_name, "flash1_bwd");
+  for (Tensor x : {Tensor::kQ, Tensor::kO, Tensor::kDO}) EXPECT_EQ(of(t, "flash1_bwd", x), (TensorBytes{3 * nd, 0}));
+  EXPECT_EQ(of(t, "flash1_bwd", Tensor::kDQ), (TensorBytes{3 * nd, 3 * nd}));
+  EXPECT_EQ(of(t, "flash1_bwd", Tensor::kL), (TensorBytes{3 * n4, 0}));
+  EXPECT_EQ(of(t, "flash1_bwd", Tensor::kM), (TensorBytes{3 * n4, 0}));
+  EXPECT_EQ(of(t, "flash1_bwd", Tensor::kK), (TensorBytes{nd, 0}));
+  EXPECT_EQ(of(t, "flash1_bwd", Tensor::kDK), (TensorBytes{0, nd}));
+  EXPECT_EQ(of(t, "flash1_bwd", Tensor::kDV), (TensorBytes{0, nd}));
+  for (Tensor x : {Tensor::kDQ, Tensor::kDK, Tensor::kDV}) EXPECT_EQ(of(t, "flash1_bwd_init", x), (TensorBytes{0, nd}));
+  Workload fwd = w;
+  fwd.pass = Pass::kFwd;
+  EXPECT_EQ(closed_form_traffic(fwd)[1].traffic, t[1].traffic);
+  // Forward 1 + 2 + 3·3 values of N·d per head (init O; K, V; Q, O read, O write per outer
+  // step), backward 3 + 2 + 3·3 + 2·3 + 2 (init dQ, dK, dV; K, V; Q, O, dO; dQ read and write;
+  // dK, dV); statistics 2 + 4·3 (forward) + 2·3 (backward) fp32 values per row.
+  EXPECT_EQ(total(t), 34 * nd + 20 * n4);
+}
+
+// Causal, ragged: Algorithm 4's (i, j) pairs enumerated by hand (query block i is visited for
+// key block j when it holds a row that sees a key of block j) against the closed form.
+TEST(IoCounts, Flash1CausalBackwardRowsEqualBlockEnumeration) {
+  for (std::uint64_t nq : {37, 100, 128})
+    for (std::uint64_t extra : {0, 13, 64})
+      for (std::uint64_t br : {16, 48})
+        for (std::uint64_t bc : {16, 40, 128}) {
+          Workload w;
+          w.kernel = "flash1";
+          w.heads = w.kv_heads = 1;
+          w.seq_q = nq;
+          w.seq_kv = nq + extra;
+          w.head_dim = 8;
+          w.dtype = DType::kFp32;
+          w.causal = true;
+          w.pass = Pass::kFwdBwd;
+          w.block_m = br;
+          w.block_n = bc;
+          Bytes rows = 0;
+          for (std::uint64_t c0 = 0; c0 < w.seq_kv; c0 += bc)
+            for (std::uint64_t r0 = 0; r0 < nq; r0 += br)
+              if (std::min(nq, r0 + br) - 1 + extra >= c0) rows += std::min(br, nq - r0);
+          const auto t = closed_form_traffic(w);
+          EXPECT_EQ(of(t, "flash1_bwd", Tensor::kDO).read, rows * 8 * 4)
+              << "nq " << nq << " extra " << extra << " br " << br << " bc " << bc;
+          EXPECT_EQ(of(t, "flash1_bwd", Tensor::kDQ).write, rows * 8 * 4);
+          EXPECT_EQ(of(t, "flash1_bwd", Tensor::kL).read, rows * 4);
+        }
+}
+
 // FA-2 forward reads Q once, K and V once per query block, writes O once.
 TEST(IoCounts, Flash2ReadsKAndVOncePerQueryBlock) {
   Workload w = gpt2_medium("flash2");
@@ -128,6 +188,20 @@ TEST(IoCounts, GqaCompulsoryKvBytesCountKvHeadsOnly) {
   const Bytes kv_nd = 64ull * 2 * 1024 * 64 * 2;
   EXPECT_EQ(of(compulsory_traffic(w), "flash2_fwd", Tensor::kK).read, kv_nd);
   EXPECT_EQ(of(closed_form_traffic(w), "flash2_fwd", Tensor::kK).read, kv_nd * 8 * 8);
+}
+
+// GQA in Algorithm 4: compulsory K/V bytes per KV head; dK, dV written per query head.
+TEST(IoCounts, Flash1BackwardGqaCompulsoryKvBytesCountKvHeadsOnly) {
+  Workload w = gpt2_medium("flash1");
+  w.kv_heads = 2;
+  w.block_m = 64;
+  w.block_n = 384;
+  w.pass = Pass::kFwdBwd;
+  const Bytes kv_nd = 64ull * 2 * 1024 * 64 * 2, nd = 64ull * 16 * 1024 * 64 * 2;
+  EXPECT_EQ(of(compulsory_traffic(w), "flash1_bwd", Tensor::kK).read, kv_nd);
+  EXPECT_EQ(of(compulsory_traffic(w), "flash1_bwd", Tensor::kDQ), (TensorBytes{nd, nd}));
+  EXPECT_EQ(of(compulsory_traffic(w), "flash1_bwd", Tensor::kDK).write, nd);
+  EXPECT_EQ(of(closed_form_traffic(w), "flash1_bwd", Tensor::kK).read, nd);
 }
 
 // Split-KV: Q read once per split; partials are fp32.

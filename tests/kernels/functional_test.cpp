@@ -57,6 +57,21 @@ TEST(Functional, Flash2BackwardGradientsMatchReferenceInDouble) {
     }
 }
 
+// Algorithm 4: ragged blocks (100 = 6·16 + 4 keys, 3·32 + 4 queries), causal with queries aligned
+// to the last keys (seq_q 37 < seq_kv 100), MHA and MQA.
+TEST(Functional, Flash1BackwardGradientsMatchReferenceInDouble) {
+  for (bool causal : {false, true})
+    for (std::uint64_t kvh : {4, 1})
+      for (std::uint64_t nq : {100, 37}) {
+        core::Workload w = small("flash1");
+        w.pass = core::Pass::kFwdBwd;
+        w.causal = causal;
+        w.kv_heads = kvh;
+        w.seq_q = nq;
+        EXPECT_LE(functional_error(w), 1e-12) << "causal " << causal << " kv_heads " << kvh << " nq " << nq;
+      }
+}
+
 TEST(Functional, FlashDecodeSplitsCombineToAttention) {
   for (std::uint64_t splits : {1, 3, 7})
     for (bool causal : {false, true}) {

@@ -68,7 +68,7 @@ int for_grid(const std::string& kernel, Check check) {
           for (auto kvh : kv_heads)
             for (bool causal : {false, true})
               for (auto pass : {core::Pass::kFwd, core::Pass::kFwdBwd}) {
-                if (pass == core::Pass::kFwdBwd && kernel != "standard" && kernel != "flash2") continue;
+                if (pass == core::Pass::kFwdBwd && kernel == "flash_decode") continue;
                 Workload w;
                 w.kernel = kernel;
                 w.batch = 2;
