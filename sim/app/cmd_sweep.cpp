@@ -21,6 +21,8 @@
 #include "sim/app/sweep_runner.h"
 #include "sim/config/sweep_loader.h"
 #include "sim/core/errors.h"
+#include "sim/io/durable_write.h"
+#include "sim/io/point_journal.h"
 
 namespace attnsim::app {
 
@@ -134,6 +136,13 @@ int cmd_sweep(const Args& args, std::ostream& out) {
   } catch (const SweepInterrupted& e) {
     std::cerr << "attnsim sweep: " << e.what() << "\n";
     return 130;
+  } catch (const io::OutputError& e) {
+    // A full disk mid-sweep: the journal keeps every point made durable before it.
+    const io::PointJournal journal(io::PointJournal::dir_for(o.out_path), "");
+    if (!journal.exists()) throw;
+    throw io::OutputError(e.path(), e.problems().front().message + "; the journal " + journal.dir() + " keeps the " +
+                                        std::to_string(journal.size()) +
+                                        " points finished before it: free some space, then rerun with --resume");
   }
   out << "sweep " << (spec->name.empty() ? file : spec->name) << ": " << s.total << " points";
   if (o.shard_count > 1) out << " (shard " << o.shard_index << "/" << o.shard_count << ")";

@@ -1,14 +1,13 @@
 #include "sim/app/compare_report_writer.h"
 
 #include <H5Cpp.h>
-#include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <functional>
 
 #include "attnsim/version.h"
 #include "sim/core/errors.h"
+#include "sim/io/h5_results_writer.h"
 #include "sim/io/json_writer.h"
 
 namespace attnsim::app {
@@ -143,52 +142,39 @@ void CompareReportWriter::write_json(const CompareReport& report, const CompareS
 
 void CompareReportWriter::write_h5(const CompareReport& report, const CompareSources& sources,
                                    const std::string& path) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  try {
-    H5::Exception::dontPrint();
-    {
-      H5::H5File f(tmp, H5F_ACC_TRUNC);
-      H5::Group root = f.openGroup("/");
-      set_attr(root, "measured_file", sources.measured_file);
-      set_attr(root, "simulated_file", sources.simulated_file);
-      set_attr(root, "command_line", sources.command_line);
-      set_attr(root, "attnsim_version", std::string(kVersion) + " (" + kGitRevision + ")");
-      set_attr(root, "time_rank_correlation", report.time_rank_correlation());
-      const auto& rows = report.rows();
-      H5::Group c = root.createGroup("comparison");
-      write_strings(c, "label", column<std::string>(rows, [](const auto& r) { return r.label; }));
-      write_ints(c, "kernel_index", column<std::int64_t>(rows, [](const auto& r) { return r.kernel_index; }));
-      write_strings(c, "measured_kernel", column<std::string>(rows, [](const auto& r) { return r.measured_kernel; }));
-      write_strings(c, "simulated_kernel",
-                    column<std::string>(rows, [](const auto& r) { return r.simulated_kernel; }));
-      write_ints(c, "point", column<std::int64_t>(rows, [](const auto& r) { return r.point; }));
-      write_strings(c, "metric", column<std::string>(rows, [](const auto& r) { return r.metric; }));
-      write_doubles(c, "measured", column<double>(rows, [](const auto& r) { return r.measured; }));
-      write_doubles(c, "simulated", column<double>(rows, [](const auto& r) { return r.simulated; }));
-      write_doubles(c, "abs_error", column<double>(rows, [](const auto& r) { return r.abs_error; }));
-      write_doubles(c, "rel_error", column<double>(rows, [](const auto& r) { return r.rel_error; }));
-      const auto& sum = report.summary();
-      H5::Group s = root.createGroup("summary");
-      write_strings(s, "metric", summary_column<std::string>(sum, [](const auto& r) { return r.metric; }));
-      write_ints(s, "count", summary_column<std::int64_t>(sum, [](const auto& r) { return r.count; }));
-      write_doubles(s, "median_rel_error",
-                    summary_column<double>(sum, [](const auto& r) { return r.median_rel_error; }));
-      write_doubles(s, "worst_rel_error",
-                    summary_column<double>(sum, [](const auto& r) { return r.worst_rel_error; }));
-      write_strings(s, "worst_at", summary_column<std::string>(sum, [](const auto& r) { return r.worst_where; }));
-      write_doubles(s, "target", summary_column<double>(sum, [](const auto& r) { return r.target; }));
-      write_ints(s, "target_met", summary_column<std::int64_t>(sum, [](const auto& r) { return r.target_met; }));
-      write_strings(root, "unmatched", sources.unmatched);
-      f.close();
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      throw core::SimError("cannot rename " + tmp + " to " + path);
-    }
-  } catch (const H5::Exception& e) {
-    std::remove(tmp.c_str());
-    throw core::SimError("cannot write " + path + ": " + e.getDetailMsg());
-  }
+  io::write_h5_atomically(path, [&](H5::H5File& f) {
+    H5::Group root = f.openGroup("/");
+    set_attr(root, "measured_file", sources.measured_file);
+    set_attr(root, "simulated_file", sources.simulated_file);
+    set_attr(root, "command_line", sources.command_line);
+    set_attr(root, "attnsim_version", std::string(kVersion) + " (" + kGitRevision + ")");
+    set_attr(root, "time_rank_correlation", report.time_rank_correlation());
+    const auto& rows = report.rows();
+    H5::Group c = root.createGroup("comparison");
+    write_strings(c, "label", column<std::string>(rows, [](const auto& r) { return r.label; }));
+    write_ints(c, "kernel_index", column<std::int64_t>(rows, [](const auto& r) { return r.kernel_index; }));
+    write_strings(c, "measured_kernel", column<std::string>(rows, [](const auto& r) { return r.measured_kernel; }));
+    write_strings(c, "simulated_kernel",
+                  column<std::string>(rows, [](const auto& r) { return r.simulated_kernel; }));
+    write_ints(c, "point", column<std::int64_t>(rows, [](const auto& r) { return r.point; }));
+    write_strings(c, "metric", column<std::string>(rows, [](const auto& r) { return r.metric; }));
+    write_doubles(c, "measured", column<double>(rows, [](const auto& r) { return r.measured; }));
+    write_doubles(c, "simulated", column<double>(rows, [](const auto& r) { return r.simulated; }));
+    write_doubles(c, "abs_error", column<double>(rows, [](const auto& r) { return r.abs_error; }));
+    write_doubles(c, "rel_error", column<double>(rows, [](const auto& r) { return r.rel_error; }));
+    const auto& sum = report.summary();
+    H5::Group s = root.createGroup("summary");
+    write_strings(s, "metric", summary_column<std::string>(sum, [](const auto& r) { return r.metric; }));
+    write_ints(s, "count", summary_column<std::int64_t>(sum, [](const auto& r) { return r.count; }));
+    write_doubles(s, "median_rel_error",
+                  summary_column<double>(sum, [](const auto& r) { return r.median_rel_error; }));
+    write_doubles(s, "worst_rel_error",
+                  summary_column<double>(sum, [](const auto& r) { return r.worst_rel_error; }));
+    write_strings(s, "worst_at", summary_column<std::string>(sum, [](const auto& r) { return r.worst_where; }));
+    write_doubles(s, "target", summary_column<double>(sum, [](const auto& r) { return r.target; }));
+    write_ints(s, "target_met", summary_column<std::int64_t>(sum, [](const auto& r) { return r.target_met; }));
+    write_strings(root, "unmatched", sources.unmatched);
+  });
 }
 
 }  // namespace attnsim::app

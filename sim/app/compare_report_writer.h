@@ -28,7 +28,8 @@ class CompareReportWriter {
   // /comparison/<column> and /summary/<column>: 1-D datasets, one element per row (strings are
   // variable-length UTF-8); root attributes measured_file, simulated_file, command_line,
   // attnsim_version, time_rank_correlation; /unmatched string list. Written to a temporary
-  // name and renamed; throws core::SimError when the file cannot be written.
+  // name and renamed (io::write_h5_atomically); throws io::OutputError when the file system refuses
+  // it (a full disk: exit 2), core::SimError when HDF5 fails.
   static void write_h5(const CompareReport& report, const CompareSources& sources, const std::string& path);
 };
 

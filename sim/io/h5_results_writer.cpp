@@ -9,6 +9,7 @@
 #include <map>
 
 #include "sim/core/errors.h"
+#include "sim/io/durable_write.h"
 #include "sim/io/h5_file_builder.h"
 #include "sim/io/workload_fields.h"
 
@@ -20,28 +21,6 @@ using B = H5FileBuilder;
 
 const std::vector<std::string> kTensorColumns = {"dram_read", "dram_write", "lts_read",  "lts_write",
                                                  "l1_read",   "l1_write",   "smem_read", "smem_write"};
-
-void write_atomically(const std::string& path, const std::function<void(H5::H5File&)>& fill) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  try {
-    H5::Exception::dontPrint();
-    {
-      H5::H5File f(tmp, H5F_ACC_TRUNC);
-      fill(f);
-      f.close();
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      throw core::SimError("cannot rename " + tmp + " to " + path);
-    }
-  } catch (const H5::Exception& e) {
-    std::remove(tmp.c_str());
-    throw core::SimError("cannot write " + path + ": " + e.getFuncName() + ": " + e.getDetailMsg());
-  } catch (...) {
-    std::remove(tmp.c_str());
-    throw;
-  }
-}
 
 void write_provenance(H5::H5File& f, const Provenance& p, bool complete) {
   H5::Group root = f.openGroup("/");
@@ -170,7 +149,7 @@ void write_table(H5::H5File& f, const std::vector<Column>& columns) {
 
 void write_results_h5(const std::string& path, const std::vector<PointRecord>& points,
                       const Provenance& provenance, const std::string& config_yaml, bool complete) {
-  write_atomically(path, [&](H5::H5File& f) {
+  write_h5_atomically(path, [&](H5::H5File& f) {
     write_provenance(f, provenance, complete);
     H5::Group root = f.openGroup("/");
     B::write_string(root, "config", config_yaml);
@@ -178,6 +157,38 @@ void write_results_h5(const std::string& path, const std::vector<PointRecord>& p
     H5::Group pg = B::ordered_group(root, "points");
     for (const auto& p : points) write_point(pg, p);
   });
+}
+
+// Builds the file in memory (HDF5's core driver, no backing store), then writes its image to
+// "<path>.tmp-<pid>", fsyncs it and renames it to `path`. HDF5 itself never touches the disk: a
+// full disk or another write failure surfaces in write_file_durably as an OutputError with the
+// system's reason, the temporary is removed and `path` stays as it was. (HDF5 1.10 fails to close
+// a file whose final flush failed and crashes on the next close; with sec2 a full disk did that.)
+void write_h5_atomically(const std::string& path, const std::function<void(H5::H5File&)>& fill) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  std::vector<unsigned char> image;
+  try {
+    H5::Exception::dontPrint();
+    H5::FileAccPropList fapl;
+    fapl.setCore(std::size_t{4} << 20, false);  // grows in 4 MiB steps
+    H5::H5File f(tmp, H5F_ACC_TRUNC, H5::FileCreatPropList::DEFAULT, fapl);
+    fill(f);
+    f.flush(H5F_SCOPE_LOCAL);
+    const ssize_t size = H5Fget_file_image(f.getId(), nullptr, 0);
+    if (size < 0) throw H5::FileIException("H5Fget_file_image", "cannot get the size of the file image");
+    image.resize(static_cast<std::size_t>(size));
+    if (H5Fget_file_image(f.getId(), image.data(), image.size()) != size)
+      throw H5::FileIException("H5Fget_file_image", "cannot copy the file image");
+    f.close();
+  } catch (const H5::Exception& e) {
+    throw core::SimError("cannot write " + path + ": " + e.getFuncName() + ": " + e.getDetailMsg());
+  }
+  try {
+    write_file_durably(tmp, image.data(), image.size());
+  } catch (const OutputError& e) {
+    throw OutputError(path, e.problems().front().message);  // the user named `path`, not the temporary
+  }
+  rename_or_remove(tmp, path);
 }
 
 PointRecord run_point_record(const core::RunResult& result, const core::DeviceSpec& device) {
@@ -201,7 +212,7 @@ void write_run_h5(const std::string& path, const core::RunResult& result, const 
 
 void write_table_h5(const std::string& path, const std::vector<Column>& columns, const Provenance& provenance,
                     const std::string& config_yaml) {
-  write_atomically(path, [&](H5::H5File& f) {
+  write_h5_atomically(path, [&](H5::H5File& f) {
     write_provenance(f, provenance, true);
     H5::Group root = f.openGroup("/");
     B::write_string(root, "config", config_yaml);

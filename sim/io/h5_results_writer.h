@@ -2,6 +2,7 @@
 // attributes, /config, /table/<column>, /points/<i>/... Whole-file writes only; no appends.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,21 @@
 #include "sim/io/provenance.h"
 #include "sim/io/results_table.h"
 
+namespace H5 {
+class H5File;
+}
+
 namespace attnsim::io {
 
-// Every writer here writes to "<path>.tmp-<pid>" and renames it to `path` when the file is
-// complete; on failure the temporary is removed, `path` is left untouched, and core::SimError
-// is thrown naming the file. Datasets depend only on the arguments (never on time or -j).
+// Every writer here builds the file in memory, writes it to "<path>.tmp-<pid>", fsyncs it and
+// renames it to `path`; on failure the temporary is removed and `path` is left untouched. A file
+// system failure (full disk, quota, ...) throws io::OutputError (a ConfigError: exit 2) naming
+// `path` and the reason, an HDF5 failure core::SimError. Datasets depend only on the arguments
+// (never on time or -j).
+
+// The way every writer here writes: `fill` builds the file (in memory), which is then written as
+// described above. Also used by other HDF5 outputs (`attnsim compare --out`).
+void write_h5_atomically(const std::string& path, const std::function<void(H5::H5File&)>& fill);
 
 // A sweep (or any set of points): `points` in ascending index order. `config_yaml` goes to
 // /config. `complete` is written as the root attribute "complete" (0 for an interim snapshot

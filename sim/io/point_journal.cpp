@@ -1,15 +1,12 @@
 #include "sim/io/point_journal.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "sim/core/errors.h"
+#include "sim/io/durable_write.h"
 
 namespace attnsim::io {
 
@@ -21,22 +18,16 @@ constexpr const char* kHashFile = "sweep_hash";
 constexpr const char* kPrefix = "point-";
 constexpr const char* kSuffix = ".rec";
 
+// Temporary name, fsync, rename: a reader sees the whole record or none. On failure (a full
+// disk) nothing is left but the journal's earlier records, and OutputError names the record.
 void write_durably(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw core::SimError("cannot write " + tmp.string());
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) {
-      ::close(fd);
-      throw core::SimError("cannot write " + tmp.string());
-    }
-    done += static_cast<std::size_t>(n);
+  const std::string tmp = path.string() + ".tmp";
+  try {
+    write_file_durably(tmp, text.data(), text.size());
+  } catch (const OutputError& e) {
+    throw OutputError(path.string(), e.problems().front().message);
   }
-  ::fsync(fd);
-  ::close(fd);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw core::SimError("cannot rename " + tmp.string());
+  rename_or_remove(tmp, path.string());
 }
 
 std::string read_all(const fs::path& p) {
@@ -55,9 +46,16 @@ bool PointJournal::exists() const { return fs::exists(dir_); }
 
 void PointJournal::create() {
   std::error_code ec;
-  if (!fs::create_directory(dir_, ec) || ec)
-    throw core::SimError("cannot create journal directory " + dir_ + (ec ? ": " + ec.message() : ""));
-  write_durably(fs::path(dir_) / kHashFile, sweep_hash_ + "\n");
+  if (!fs::create_directory(dir_, ec) || ec) {
+    if (ec) throw output_error(dir_, ec.value(), "cannot create the sweep journal directory");
+    throw OutputError(dir_, "cannot create the sweep journal directory: it exists");
+  }
+  try {
+    write_durably(fs::path(dir_) / kHashFile, sweep_hash_ + "\n");
+  } catch (...) {
+    fs::remove_all(dir_, ec);  // a journal without its hash would be refused by --resume
+    throw;
+  }
 }
 
 std::vector<PointRecord> PointJournal::load() const {
@@ -82,6 +80,16 @@ std::vector<PointRecord> PointJournal::load() const {
   }
   std::sort(points.begin(), points.end(), [](const PointRecord& a, const PointRecord& b) { return a.index < b.index; });
   return points;
+}
+
+std::size_t PointJournal::size() const {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir_, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(kPrefix, 0) == 0 && name.size() >= 5 && name.substr(name.size() - 4) == kSuffix) ++n;
+  }
+  return n;
 }
 
 void PointJournal::append(const PointRecord& p) {

@@ -18,12 +18,15 @@ class PointJournal {
   static std::string dir_for(const std::string& out_path) { return out_path + ".partial"; }
 
   bool exists() const;
-  // Creates an empty journal (the directory must not exist).
+  // Creates an empty journal (the directory must not exist). Throws OutputError (and leaves no
+  // directory) when it cannot be written.
   void create();
   // Reads every finished point, ascending index. Throws core::ConfigError if the journal was made
   // by a different sweep file (hash mismatch) or is not a journal.
   std::vector<PointRecord> load() const;
-  // Makes `p` durable. Throws core::SimError on I/O failure.
+  // How many finished points the journal holds (its record files; none read). 0 if it is absent.
+  std::size_t size() const;
+  // Makes `p` durable. Throws OutputError (a full disk, ...; nothing of `p` left) on failure.
   void append(const PointRecord& p);
   // Deletes the journal directory and everything in it.
   void remove();
