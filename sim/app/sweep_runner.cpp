@@ -284,6 +284,7 @@ SweepSummary SweepRunner::run() {
   Progress progress(options_.progress, options_.progress_is_terminal, points.size(), summary.resumed);
   auto last_snapshot = Clock::now() - std::chrono::hours(1);  // first finished point: readable file at once
   double snapshot_gap = options_.snapshot_seconds;
+  std::size_t snapshot_rows = 0;  // a snapshot is written only when it would hold more points
   auto sorted = [&records]() {
     std::sort(records.begin(), records.end(),
               [](const io::PointRecord& a, const io::PointRecord& b) { return a.index < b.index; });
@@ -321,10 +322,11 @@ SweepSummary SweepRunner::run() {
       }
       drain_local();
       if (std::chrono::duration<double>(Clock::now() - last_snapshot).count() >= snapshot_gap &&
-          received < todo.size()) {
+          received < todo.size() && records.size() > snapshot_rows) {
         const auto t0 = Clock::now();
         sorted();
         io::write_results_h5(options_.out_path, records, prov, spec_.text, false);
+        snapshot_rows = records.size();
         last_snapshot = Clock::now();
         // A snapshot rewrites the whole file: keep rewriting it under ~10 % of this thread's time.
         snapshot_gap = std::max(options_.snapshot_seconds, 9 * std::chrono::duration<double>(last_snapshot - t0).count());
