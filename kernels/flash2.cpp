@@ -63,19 +63,29 @@ class Flash2Fwd : public core::KernelLaunch {
       out.push_back(L::simple(OpKind::kCommit));
       out.push_back(L::count_op(OpKind::kWait, pre));
       out.push_back(L::simple(OpKind::kBarrier));
-      if (j == 0) out.push_back(L::shared(OpKind::kSharedRead, Tensor::kQ, r, d * w_.value_bytes()));
-      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kK, c, d * w_.value_bytes()));
-      out.push_back(L::mma(r, c, d));
+      // Operands through registers (mma.sync + ldmatrix, FA-2's Flash_fwd_kernel_traits with
+      // Is_Q_in_regs = false): the warps split the block_m rows, so every warp reads all of K_j
+      // and V_j from shared memory, and the Q tile is re-read each step; the tensor-core work and
+      // the softmax cover the whole block_m-row tile even when fewer rows are valid (decode).
+      // kernels.csv's l1tex__data_pipe_lsu_wavefronts_mem_shared agrees within 5 % on all nine
+      // flash_fwd_kernel rows (docs/accuracy.md).
+      const std::uint64_t m = w_.block_m, warps = std::max<std::uint64_t>(1, w_.warps);
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kQ, m, d * w_.value_bytes()));
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kK, warps * c, d * w_.value_bytes()));
+      out.push_back(L::mma(m, c, d));
       const bool diagonal = w_.causal && j + 1 == blocks;
-      out.push_back(L::count_op(OpKind::kElementwise, (diagonal ? 4 : 3) * r * c + r * d));
-      out.push_back(L::count_op(OpKind::kExp, r * c + r));
-      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, c, d * w_.value_bytes()));
-      out.push_back(L::mma(r, d, c));
+      out.push_back(L::count_op(OpKind::kElementwise, (diagonal ? 4 : 3) * m * c + m * d));
+      out.push_back(L::count_op(OpKind::kExp, m * c + m));
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, warps * c, d * w_.value_bytes()));
+      out.push_back(L::mma(m, d, c));
       out.push_back(L::simple(OpKind::kBarrier));
       return true;
     }
     if (step == blocks + 1) {
       out.push_back(L::count_op(OpKind::kElementwise, r * d));
+      // Epilogue: O is staged through shared memory (whole tile) for coalesced stores.
+      out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kO, w_.block_m, d * w_.value_bytes()));
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kO, w_.block_m, d * w_.value_bytes()));
       out.push_back(layout_.q_rows(OpKind::kStore, Tensor::kO, bh, row0, r));
       if (w_.pass == core::Pass::kFwdBwd) out.push_back(layout_.stat_rows(OpKind::kStore, Tensor::kLse, bh, row0, r));
       return true;
