@@ -48,38 +48,77 @@ class Flash2Fwd : public core::KernelLaunch {
       out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, j * w_.block_n, c, true));
       out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, j * w_.block_n, c, true));
     };
-    if (step == 0) {
-      out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true));
-      for (std::uint64_t j = 0; j < std::min(pre, blocks); ++j) {
-        kv_block(j);
-        out.push_back(L::simple(OpKind::kCommit));
-      }
-      return true;
-    }
-    if (step <= blocks) {
-      const std::uint64_t j = step - 1;
-      const std::uint64_t c = std::min(w_.block_n, w_.seq_kv - j * w_.block_n);
-      if (j + pre < blocks) kv_block(j + pre);
-      out.push_back(L::simple(OpKind::kCommit));
-      out.push_back(L::count_op(OpKind::kWait, pre));
-      out.push_back(L::simple(OpKind::kBarrier));
-      // Operands through registers (mma.sync + ldmatrix, FA-2's Flash_fwd_kernel_traits with
-      // Is_Q_in_regs = false): the warps split the block_m rows, so every warp reads all of K_j
-      // and V_j from shared memory, and the Q tile is re-read each step; the tensor-core work and
-      // the softmax cover the whole block_m-row tile even when fewer rows are valid (decode).
-      // kernels.csv's l1tex__data_pipe_lsu_wavefronts_mem_shared agrees within 5 % on all nine
-      // flash_fwd_kernel rows (docs/accuracy.md).
-      const std::uint64_t m = w_.block_m, warps = std::max<std::uint64_t>(1, w_.warps);
-      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kQ, m, d * w_.value_bytes()));
-      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kK, warps * c, d * w_.value_bytes()));
+    auto rows_of = [&](std::uint64_t j) { return std::min(w_.block_n, w_.seq_kv - j * w_.block_n); };
+    // Operands through registers (mma.sync + ldmatrix, FA-2's Flash_fwd_kernel_traits with
+    // Is_Q_in_regs = false): the warps split the block_m rows, so every warp reads all of K_j
+    // and V_j from shared memory, and the Q tile is re-read each step; the tensor-core work and
+    // the softmax cover the whole block_m-row tile even when fewer rows are valid (decode).
+    // kernels.csv's l1tex__data_pipe_lsu_wavefronts_mem_shared agrees within 5 % on all nine
+    // flash_fwd_kernel rows (docs/accuracy.md).
+    const std::uint64_t m = w_.block_m, warps = std::max<std::uint64_t>(1, w_.warps);
+    const core::Bytes row_bytes = d * w_.value_bytes();
+    auto scores = [&](std::uint64_t j) {  // S = Q K_jᵀ and its mask
+      const std::uint64_t c = rows_of(j);
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kQ, m, row_bytes));
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kK, warps * c, row_bytes));
       out.push_back(L::mma(m, c, d));
-      const bool diagonal = w_.causal && j + 1 == blocks;
-      out.push_back(L::count_op(OpKind::kElementwise, (diagonal ? 4 : 3) * m * c + m * d));
+      if (w_.causal && j + 1 == blocks) out.push_back(L::count_op(OpKind::kElementwise, m * c));
+    };
+    auto softmax_pv = [&](std::uint64_t j) {  // online softmax (max, exp, sum, rescale O), O += P V_j
+      const std::uint64_t c = rows_of(j);
+      out.push_back(L::count_op(OpKind::kElementwise, 3 * m * c + m * d));
       out.push_back(L::count_op(OpKind::kExp, m * c + m));
-      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, warps * c, d * w_.value_bytes()));
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, warps * c, row_bytes));
       out.push_back(L::mma(m, d, c));
-      out.push_back(L::simple(OpKind::kBarrier));
-      return true;
+    };
+    if (w_.stages == 2) {
+      // FA-2's own schedule with one K and one V buffer (the measured 64 KiB = Q + K + V tiles;
+      // flash_fwd_kernel.h, compute_attn_1rowblock): the prologue loads Q and K_0; step j waits,
+      // issues V_j, computes S_j, waits for V_j, issues K_{j+1} into the freed K buffer, then runs
+      // the softmax and P V_j. Each load overlaps one of the two GEMMs.
+      if (step == 0) {
+        out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true));
+        out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, 0, rows_of(0), true));
+        out.push_back(L::simple(OpKind::kCommit));
+        return true;
+      }
+      if (step <= blocks) {
+        const std::uint64_t j = step - 1;
+        out.push_back(L::count_op(OpKind::kWait, 0));
+        out.push_back(L::simple(OpKind::kBarrier));
+        out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, j * w_.block_n, rows_of(j), true));
+        out.push_back(L::simple(OpKind::kCommit));
+        scores(j);
+        out.push_back(L::count_op(OpKind::kWait, 0));
+        out.push_back(L::simple(OpKind::kBarrier));
+        if (j + 1 < blocks) {
+          out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, (j + 1) * w_.block_n, rows_of(j + 1), true));
+          out.push_back(L::simple(OpKind::kCommit));
+        }
+        softmax_pv(j);
+        return true;
+      }
+    } else {
+      // `stages` - 1 K/V blocks in flight ahead of the one being computed (cp.async groups).
+      if (step == 0) {
+        out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true));
+        for (std::uint64_t j = 0; j < std::min(pre, blocks); ++j) {
+          kv_block(j);
+          out.push_back(L::simple(OpKind::kCommit));
+        }
+        return true;
+      }
+      if (step <= blocks) {
+        const std::uint64_t j = step - 1;
+        if (j + pre < blocks) kv_block(j + pre);
+        out.push_back(L::simple(OpKind::kCommit));
+        out.push_back(L::count_op(OpKind::kWait, pre));
+        out.push_back(L::simple(OpKind::kBarrier));
+        scores(j);
+        softmax_pv(j);
+        out.push_back(L::simple(OpKind::kBarrier));
+        return true;
+      }
     }
     if (step == blocks + 1) {
       out.push_back(L::count_op(OpKind::kElementwise, r * d));
