@@ -102,8 +102,8 @@ class Flash2Fwd : public core::KernelLaunch {
       // `stages` - 1 K/V blocks in flight ahead of the one being computed (cp.async groups).
       if (step == 0) {
         out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true));
-        for (std::uint64_t j = 0; j < std::min(pre, blocks); ++j) {
-          kv_block(j);
+        for (std::uint64_t j = 0; j < pre; ++j) {  // empty groups past the last block keep wait(pre) exact
+          if (j < blocks) kv_block(j);
           out.push_back(L::simple(OpKind::kCommit));
         }
         return true;

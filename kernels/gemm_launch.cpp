@@ -76,8 +76,10 @@ bool GemmLaunch::emit_step(std::uint64_t cta, std::uint64_t step, std::vector<Ti
   const std::uint64_t chunks = core::ceil_div(t.k1 - t.k0, spec_.block_k);
   const std::uint64_t pre = spec_.stages > 1 ? spec_.stages - 1 : 0;
   if (step == 0) {  // prologue: fill the pipeline
-    for (std::uint64_t c = 0; c < std::min(pre, chunks); ++c) {
-      emit_chunk(t, c, out);
+    // One commit per stage even past the last chunk (an empty group), as CUTLASS's multistage
+    // mainloop does, so that wait(stages - 1) in step c always covers chunk c's group.
+    for (std::uint64_t c = 0; c < pre; ++c) {
+      if (c < chunks) emit_chunk(t, c, out);
       out.push_back(TensorLayout::simple(OpKind::kCommit));
     }
     return true;
