@@ -30,6 +30,24 @@ def start(att, sweep, out, extra=()):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+def wait_delivered(pid, sig, timeout=30):
+    """Waits until `sig` is no longer pending for process `pid` (Linux /proc): two signals sent
+    while the process is not running (a loaded machine, a slow sanitized build) merge into one."""
+    bit = 1 << (sig - 1)
+    end = time.time() + timeout
+    while time.time() < end:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except FileNotFoundError:
+            return
+        if "ShdPnd" not in fields:
+            return
+        if not (int(fields["ShdPnd"], 16) | int(fields["SigPnd"], 16)) & bit:
+            return
+        time.sleep(0.005)
+
+
 def resume_matches(att, sweep, out, ref, what):
     r = run([att, "sweep", sweep, "--out", out, "--resume", "-j", "2"])
     check(r.returncode == 0, f"{what}: --resume exits 0 (rc {r.returncode}) {r.stderr[-300:]}")
@@ -96,6 +114,7 @@ def main():
         p = start(att, big, out)
         time.sleep(0.5)
         p.send_signal(signal.SIGINT)
+        wait_delivered(p.pid, signal.SIGINT)
         time.sleep(0.1)
         p.send_signal(signal.SIGINT)
         p.communicate(timeout=120)
