@@ -14,10 +14,14 @@ trap 'rm -rf "$tmp"' EXIT
 
 # name | benchmark filter | measured H200 time in ns (sum of the workload's kernels) | source
 cases=(
-  "stream_read 4 GiB, 264 CTAs x 16 KiB|^BM_StreamRead4GiB264Ctas/16384/|1244544|microbench.json stream_read 264 x 16384 B: 1.2445 ms"
+  "stream_read 4 GiB, 264 CTAs x 16 KiB|^BM_StreamRead4GiB264Ctas/16384/0/|1244544|microbench.json stream_read 264 x 16384 B: 1.2445 ms"
   "flash2 fwd B1 H32 N8192 d128 128x64|^BM_Flash2FwdH32N8192/|3064480|kernels.csv B1H32N8192d128/sdpa_flash"
   "standard fwd B1 H32 N8192 d128|^BM_StandardFwdH32N8192/|10491808|kernels.csv B1H32N8192d128/std (3 kernels)"
   "flash2 fwd B1 H1 N131072 d128|^BM_Flash2FwdH1N131072/||no measurement"
+  "block model 2048: stream_read 4 GiB|^BM_StreamRead4GiB264Ctas/16384/2048/|1244544|as above"
+  "block model 2048: flash2 fwd H32 N8192|^BM_Flash2FwdH32N8192Block2048/|3064480|as above"
+  "block model 2048: standard fwd H32 N8192|^BM_StandardFwdH32N8192Block2048/|10491808|as above"
+  "block model 2048: flash2 fwd H1 N131072|^BM_Flash2FwdH1N131072Block2048/||no measurement"
 )
 i=0
 for c in "${cases[@]}"; do

@@ -59,6 +59,19 @@ void read_l2(MapReader m, core::L2Spec& l2) {
   if (m.string("replacement", l2.replacement))
     m.check(l2.replacement == "lru", "replacement", "unknown policy '" + l2.replacement + "' (known: lru)");
   m.boolean("count_final_writeback", l2.count_final_writeback);
+  if (m.bytes("tracking_bytes", l2.tracking_bytes) && l2.tracking_bytes != 0) {
+    const bool pow2 = is_pow2(l2.tracking_bytes);
+    m.check(pow2, "tracking_bytes", "must be 0 or a power of two, got " + std::to_string(l2.tracking_bytes));
+    if (pow2 && is_pow2(l2.line_bytes) && is_pow2(l2.sector_bytes)) {
+      m.check(l2.tracking_bytes >= l2.line_bytes, "tracking_bytes",
+              "must be at least line_bytes (" + std::to_string(l2.line_bytes) + ")");
+      m.check(l2.tracking_bytes <= 64 * l2.sector_bytes, "tracking_bytes",
+              "must be at most 64 sectors (" + std::to_string(64 * l2.sector_bytes) + " bytes)");
+      if (l2.capacity_bytes > 0 && is_pow2(l2.associativity))
+        m.check(l2.capacity_bytes % (l2.tracking_bytes * l2.associativity * std::max<std::uint32_t>(1, l2.partitions)) == 0,
+                "tracking_bytes", "capacity_bytes must be a multiple of tracking_bytes x associativity x partitions");
+    }
+  }
   if (l2.capacity_bytes > 0 && is_pow2(l2.line_bytes) && is_pow2(l2.associativity)) {
     const std::uint64_t set_bytes = l2.line_bytes * l2.associativity;
     m.check(l2.capacity_bytes % set_bytes == 0, "capacity_bytes",
@@ -315,7 +328,8 @@ std::string device_to_yaml(const core::DeviceSpec& d) {
     << "  far_hit_latency_cycles: " << l2.far_hit_latency_cycles << "\n"
     << "  bandwidth_gbps: " << format_double(l2.bandwidth_gbps) << "\n"
     << "  replacement: " << quote(l2.replacement) << "\n"
-    << "  count_final_writeback: " << (l2.count_final_writeback ? "true" : "false") << "\n";
+    << "  count_final_writeback: " << (l2.count_final_writeback ? "true" : "false") << "\n"
+    << "  tracking_bytes: " << l2.tracking_bytes << "\n";
   const auto& sm = d.sm;
   o << "sm:\n"
     << "  count: " << sm.count << "\n"

@@ -33,6 +33,10 @@ struct L2Spec {
   // launch's DRAM writes (every stored byte reaches HBM: the closed forms). false: Nsight
   // Compute accounting, which counts only DRAM traffic during the kernel.
   bool count_final_writeback = true;
+  // Granularity at which the engine tracks L2 residency and issues global requests: 0 or
+  // line_bytes = the line-level model (default); a larger power of two (up to 64 sectors) = the
+  // faster, approximate block model (docs/performance.md gives its measured error).
+  Bytes tracking_bytes = 0;
 };
 
 struct SmSpec {

@@ -15,11 +15,14 @@ class L1Cache {
   static constexpr std::uint32_t kWays = 64;
 
   L1Cache() = default;
-  L1Cache(core::Bytes capacity_bytes, core::Bytes line_bytes);
+  // `line_bytes`: the tracked unit (the line, or l2.tracking_bytes in the block model, where
+  // the L1 also keeps which sectors of a unit it holds).
+  L1Cache(core::Bytes capacity_bytes, core::Bytes line_bytes, bool wide_masks = false);
 
   bool enabled() const { return enabled_; }
-  // Looks `line` up; on a miss allocates it. Returns true on a hit.
-  bool load(std::uint64_t line);
+  // Looks `line` up; on a miss allocates it. Returns true on a hit: the unit is present and
+  // holds every sector of `sectors` (0: presence alone, the line model). Adds `sectors`.
+  bool load(std::uint64_t line, std::uint64_t sectors = 0);
 
  private:
   bool enabled_ = false;

@@ -5,15 +5,17 @@
 
 namespace attnsim::engine {
 
-L2Cache::L2Cache(const core::L2Spec& spec)
+L2Cache::L2Cache(const core::L2Spec& spec, core::Bytes unit_bytes)
     : partitions_(std::max<std::uint32_t>(1, spec.partitions)), pow2_(std::has_single_bit(partitions_)) {
-  const core::Bytes line = spec.line_bytes ? spec.line_bytes : 128;
-  const std::uint64_t lines_per_part = spec.capacity_bytes / line / partitions_;
+  const core::Bytes unit = unit_bytes ? unit_bytes : (spec.line_bytes ? spec.line_bytes : 128);
+  const core::Bytes sector = spec.sector_bytes ? spec.sector_bytes : 32;
+  const std::uint64_t units_per_part = spec.capacity_bytes / unit / partitions_;
   parts_.reserve(partitions_);
-  for (std::uint32_t p = 0; p < partitions_; ++p) parts_.emplace_back(lines_per_part, spec.associativity);
+  for (std::uint32_t p = 0; p < partitions_; ++p)
+    parts_.emplace_back(units_per_part, spec.associativity, unit / sector > 8);
 }
 
-L2Outcome L2Cache::access(std::uint64_t line, std::uint8_t mask, bool write, std::uint32_t near,
+L2Outcome L2Cache::access(std::uint64_t line, std::uint64_t mask, bool write, std::uint32_t near,
                           std::uint8_t tensor) {
   L2Outcome out;
   const std::uint64_t h = hash(line);
@@ -31,10 +33,10 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint8_t mask, bool write, std
     bool hit = false;
     const std::uint32_t way = hp.find_or_insert(set, line, tensor, hit, out.writeback[0]);
     out.where = !hit ? L2Where::kMiss : (home == near ? L2Where::kNearHit : L2Where::kFarHit);
-    out.hit_sectors = sector_count(static_cast<std::uint8_t>(hp.valid_mask(set, way) & mask));
+    out.hit_sectors = sector_count(hp.valid_mask(set, way) & mask);
     out.miss_sectors = 0;  // write-allocate without fetch: sectors are written whole
-    hp.valid_mask(set, way) |= mask;
-    hp.dirty_mask(set, way) |= mask;
+    hp.set_valid_mask(set, way, hp.valid_mask(set, way) | mask);
+    hp.set_dirty_mask(set, way, hp.dirty_mask(set, way) | mask);
     hp.tensor(set, way) = tensor;
     out.partition = home;
     return out;
@@ -53,8 +55,9 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint8_t mask, bool write, std
   }
   bool hit = false;
   const std::uint32_t way = hp.find_or_insert(set, line, tensor, hit, out.writeback[0]);
-  const std::uint8_t missing = static_cast<std::uint8_t>(mask & ~hp.valid_mask(set, way));
-  hp.valid_mask(set, way) |= mask;
+  const std::uint64_t missing = mask & ~hp.valid_mask(set, way);
+  hp.set_valid_mask(set, way, hp.valid_mask(set, way) | mask);
+  out.missing = missing;
   out.miss_sectors = sector_count(missing);
   out.hit_sectors = sectors - out.miss_sectors;
   out.partition = home;
@@ -63,7 +66,7 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint8_t mask, bool write, std
     SetAssocArray& np = parts_[near];
     bool copy_hit = false;
     const std::uint32_t cw = np.find_or_insert(set, line, tensor, copy_hit, out.writeback[1]);
-    np.valid_mask(set, cw) |= mask;
+    np.set_valid_mask(set, cw, np.valid_mask(set, cw) | mask);
   }
   return out;
 }

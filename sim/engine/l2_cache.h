@@ -20,17 +20,20 @@ struct L2Outcome {
   L2Where where = L2Where::kMiss;
   std::uint32_t hit_sectors = 0;
   std::uint32_t miss_sectors = 0;   // sectors fetched from DRAM (reads only)
+  std::uint64_t missing = 0;        // their mask
   std::uint32_t partition = 0;      // partition that served the data
   Victim writeback[2];              // dirty lines pushed out (at most one per partition touched)
 };
 
 class L2Cache {
  public:
-  explicit L2Cache(const core::L2Spec& spec);
+  // Tracks `unit_bytes` blocks (the line size, or the coarser l2.tracking_bytes), each with a
+  // mask of its sectors (0: the line size).
+  explicit L2Cache(const core::L2Spec& spec, core::Bytes unit_bytes = 0);
 
-  // One access to one line by an SM whose near partition is `near`; `sector_mask` has bit i
-  // set for each 32-B sector touched.
-  L2Outcome access(std::uint64_t line, std::uint8_t sector_mask, bool write, std::uint32_t near,
+  // One access to one unit by an SM whose near partition is `near`; `sector_mask` has bit i
+  // set for each sector touched.
+  L2Outcome access(std::uint64_t unit, std::uint64_t sector_mask, bool write, std::uint32_t near,
                    std::uint8_t tensor);
   // Starts fetching the host memory of the sets `line` maps to (a later access is faster).
   void prefetch(std::uint64_t line, std::uint32_t near) const {
@@ -44,7 +47,7 @@ class L2Cache {
   std::uint32_t home_partition(std::uint64_t line) const { return home_of(hash(line)); }
   std::uint32_t partitions() const { return partitions_; }
 
-  // Calls f(line, dirty_mask, tensor) for each dirty line, then invalidates everything.
+  // Calls f(unit, dirty_mask, tensor) for each dirty unit, then invalidates everything.
   template <class F>
   void flush(F&& f) {
     for (auto& p : parts_) p.flush(f);

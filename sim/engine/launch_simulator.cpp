@@ -71,7 +71,9 @@ LaunchSimulator::LaunchSimulator(const core::DeviceSpec& device, const core::Ker
   }
   const core::Bytes smallest = cta_credit_ && sm_credit_ ? std::min(cta_credit_, sm_credit_)
                                                          : std::max(cta_credit_, sm_credit_);
-  chunk_bytes_ = smallest ? std::max<core::Bytes>(line, smallest / 4) : std::numeric_limits<core::Bytes>::max();
+  // Block model: credits come back per tracking unit at least (fewer events).
+  const core::Bytes grain = std::max<core::Bytes>(line, memory_.unit_bytes());
+  chunk_bytes_ = smallest ? std::max<core::Bytes>(grain, smallest / 4) : std::numeric_limits<core::Bytes>::max();
   l1_for_sync_loads_ = device.kind == core::DeviceKind::kGpu && device.sm.l1_caches_global_loads;
 
   const double clock = device.clock_ghz;
@@ -171,30 +173,47 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
   Slot& s = slots_[slot];
   const core::TileOp& op = s.ops[s.pc];
   Sm& sm = sms_[s.sm];
+  const core::Bytes unit = memory_.unit_bytes();
   const core::Bytes line = memory_.line_bytes();
+  const bool block = memory_.block_model();
   const bool limited = cta_credit_ || sm_credit_;
   const bool via_l1 = l1_for_sync_loads_ && !op.async;
   const core::Bytes cta_cap = cta_credit_ ? cta_credit_ : std::numeric_limits<core::Bytes>::max();
   const core::Bytes sm_cap = sm_credit_ ? sm_credit_ : std::numeric_limits<core::Bytes>::max();
+  // Block model: a tile whose rows are contiguous is one long row, so requests span rows.
+  const bool merge = block && op.row_stride == op.row_bytes;
+  const std::uint32_t rows = merge ? 1 : op.rows;
+  const core::Bytes row_bytes = merge ? op.row_bytes * op.rows : op.row_bytes;
   core::Bytes chunk = 0;
   double chunk_done = now;
   const std::uint32_t rows_ahead =
-      static_cast<std::uint32_t>((8 * line + op.row_bytes - 1) / std::max<core::Bytes>(1, op.row_bytes));
-  while (s.load_row < op.rows) {
+      static_cast<std::uint32_t>((8 * unit + row_bytes - 1) / std::max<core::Bytes>(1, row_bytes));
+  while (s.load_row < rows) {
     const core::Bytes a = op.addr + static_cast<core::Bytes>(s.load_row) * op.row_stride + s.load_off;
-    const core::Bytes piece = std::min<core::Bytes>(line - a % line, op.row_bytes - s.load_off);
+    core::Bytes piece = std::min<core::Bytes>(unit - a % unit, row_bytes - s.load_off);
     if (limited) {
-      if (s.inflight + piece > cta_cap || sm.inflight + piece > sm_cap) break;
+      if (!block) {
+        if (s.inflight + piece > cta_cap || sm.inflight + piece > sm_cap) break;
+      } else {
+        // Block model: take as many whole lines of the unit as the allowances have room for.
+        const core::Bytes room = std::min(cta_cap > s.inflight ? cta_cap - s.inflight : 0,
+                                          sm_cap > sm.inflight ? sm_cap - sm.inflight : 0);
+        if (room < piece) {
+          const core::Bytes end = (a + room) / line * line;
+          if (end <= a) break;
+          piece = end - a;
+        }
+      }
       s.inflight += piece;
       sm.inflight += piece;
       chunk += piece;
     }
-    // Host prefetch of the L2 tag sets kAhead lines ahead in this op's address sequence:
-    // further along the row, or in a later row when rows are shorter than that.
+    // Host prefetch of the L2 tag sets 8 units ahead in this op's address sequence: further
+    // along the row, or in a later row when rows are shorter than that.
     constexpr core::Bytes kAhead = 8;
-    if (op.row_bytes - s.load_off > kAhead * line) {
-      memory_.prefetch(s.sm, a + kAhead * line);
-    } else if (s.load_row + rows_ahead < op.rows) {
+    if (row_bytes - s.load_off > kAhead * unit) {
+      memory_.prefetch(s.sm, a + kAhead * unit);
+    } else if (s.load_row + rows_ahead < rows) {
       memory_.prefetch(s.sm, a + static_cast<core::Bytes>(rows_ahead) * op.row_stride);
     }
     const double issue = sm.lsu.serve(now, static_cast<double>(piece));
@@ -203,7 +222,7 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
     chunk_done = std::max(chunk_done, done);
     s.load_done = std::max(s.load_done, done);
     s.load_off += piece;
-    if (s.load_off >= op.row_bytes) {
+    if (s.load_off >= row_bytes) {
       s.load_off = 0;
       ++s.load_row;
     }
@@ -214,7 +233,7 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
     }
   }
   if (chunk > 0) queue_.push(chunk_done, EventKind::kCredit, slot, chunk);
-  if (s.load_row < op.rows) {
+  if (s.load_row < rows) {
     s.waiting_credit = true;
     return false;
   }
@@ -223,12 +242,15 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
 
 void LaunchSimulator::issue_store(Slot& s, const core::TileOp& op, double now) {
   Sm& sm = sms_[s.sm];
-  const core::Bytes line = memory_.line_bytes();
-  for (std::uint32_t r = 0; r < op.rows; ++r) {
+  const core::Bytes unit = memory_.unit_bytes();
+  const bool merge = memory_.block_model() && op.row_stride == op.row_bytes;
+  const std::uint32_t rows = merge ? 1 : op.rows;
+  const core::Bytes row_bytes = merge ? op.row_bytes * op.rows : op.row_bytes;
+  for (std::uint32_t r = 0; r < rows; ++r) {
     core::Bytes off = 0;
-    while (off < op.row_bytes) {
+    while (off < row_bytes) {
       const core::Bytes a = op.addr + static_cast<core::Bytes>(r) * op.row_stride + off;
-      const core::Bytes piece = std::min<core::Bytes>(line - a % line, op.row_bytes - off);
+      const core::Bytes piece = std::min<core::Bytes>(unit - a % unit, row_bytes - off);
       const double issue = sm.lsu.serve(now, static_cast<double>(piece));
       memory_.write(issue, s.sm, a, static_cast<std::uint32_t>(piece), op.tensor);
       off += piece;

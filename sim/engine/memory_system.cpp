@@ -12,6 +12,13 @@ core::L2Spec l2_spec_of(const core::DeviceSpec& d) {
   if (s.capacity_bytes == 0) s.partitions = 1;
   return s;
 }
+
+core::Bytes unit_of_spec(const core::DeviceSpec& d) {
+  const core::Bytes line = d.l2.line_bytes ? d.l2.line_bytes : 128;
+  // The block model applies to the L2; with the L2 off every access is exact anyway.
+  const bool l2_on = d.kind != core::DeviceKind::kScratchpad && d.l2.capacity_bytes > 0;
+  return l2_on && d.l2.tracking_bytes > line ? d.l2.tracking_bytes : line;
+}
 }  // namespace
 
 MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_per_sm)
@@ -21,8 +28,10 @@ MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_
       l2_enabled_(!scratchpad_ && device.l2.capacity_bytes > 0),
       line_bytes_(device.l2.line_bytes ? device.l2.line_bytes : 128),
       sector_bytes_(device.l2.sector_bytes ? device.l2.sector_bytes : 32),
+      unit_bytes_(unit_of_spec(device)),
+      granule_bytes_(std::min(unit_bytes_, std::max(line_bytes_, device.hbm.interleave_bytes))),
       hbm_(device.hbm, device.clock_ghz),
-      l2_(l2_spec_of(device)),
+      l2_(l2_spec_of(device), unit_bytes_),
       near_latency_(static_cast<double>(device.l2.near_hit_latency_cycles)),
       far_latency_(static_cast<double>(device.l2.far_hit_latency_cycles)),
       l1_latency_(static_cast<double>(device.sm.l1_hit_latency_cycles)),
@@ -32,8 +41,9 @@ MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_
   l2_ports_.assign(parts, BandwidthServer(l2_bpc));
   // With the L2 off every global access reaches HBM: the L1 is bypassed too.
   const bool l1_on = l2_enabled_ && device.sm.l1_caches_global_loads && l1_bytes_per_sm > 0;
-  l1_.assign(device.sm.count, l1_on ? L1Cache(l1_bytes_per_sm, line_bytes_) : L1Cache());
-  line_shift_ = std::has_single_bit(line_bytes_) ? std::countr_zero(line_bytes_) : -1;
+  l1_.assign(device.sm.count,
+             l1_on ? L1Cache(l1_bytes_per_sm, unit_bytes_, unit_bytes_ / sector_bytes_ > 8) : L1Cache());
+  unit_shift_ = std::has_single_bit(unit_bytes_) ? std::countr_zero(unit_bytes_) : -1;
   sector_shift_ = std::has_single_bit(sector_bytes_) ? std::countr_zero(sector_bytes_) : -1;
   near_.resize(sm_count_);
   for (std::uint32_t sm = 0; sm < sm_count_; ++sm)
@@ -55,17 +65,36 @@ double MemorySystem::dma(double t, std::uint32_t core, core::Bytes bytes) {
   return best->serve(t, static_cast<double>(bytes)) + dma_latency_;
 }
 
+double MemorySystem::dram_transfer(double t, std::uint64_t unit, std::uint64_t mask, bool write) {
+  const core::Bytes base = unit * unit_bytes_;
+  if (unit_bytes_ == granule_bytes_) {
+    const core::Bytes bytes = static_cast<core::Bytes>(sector_count(mask)) * sector_bytes_;
+    return write ? hbm_.write(t, base, bytes) : hbm_.read(t, base, bytes);
+  }
+  const std::uint32_t per = static_cast<std::uint32_t>(granule_bytes_ / sector_bytes_);  // sectors per granule
+  const std::uint64_t gmask = per >= 64 ? ~0ull : (1ull << per) - 1;
+  double done = t;
+  for (std::uint32_t g = 0; mask != 0; ++g, mask = per >= 64 ? 0 : mask >> per) {
+    const std::uint64_t m = mask & gmask;
+    if (m == 0) continue;
+    const core::Bytes bytes = static_cast<core::Bytes>(sector_count(m)) * sector_bytes_;
+    const core::Bytes a = base + static_cast<core::Bytes>(g) * granule_bytes_;
+    done = std::max(done, write ? hbm_.write(t, a, bytes) : hbm_.read(t, a, bytes));
+  }
+  return done;
+}
+
 double MemorySystem::write_back(double t, const Victim& v) {
   if (!v.valid || v.dirty_mask == 0) return t;
   const core::Bytes bytes = static_cast<core::Bytes>(sector_count(v.dirty_mask)) * sector_bytes_;
   traffic_.dram[static_cast<core::Tensor>(v.tensor)].write += bytes;
   ++counters_.l2_writebacks;
-  return hbm_.write(t, v.line * line_bytes_, bytes);
+  return dram_transfer(t, v.line, v.dirty_mask, true);
 }
 
 double MemorySystem::read(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
                           core::Tensor tensor, bool via_l1) {
-  const std::uint64_t line = line_of(addr);
+  const std::uint64_t unit = unit_of(addr);
   if (scratchpad_) {
     traffic_.dram[tensor].read += bytes;
     traffic_.lts[tensor].read += bytes;
@@ -75,7 +104,7 @@ double MemorySystem::read(double t, std::uint32_t sm, core::Bytes addr, std::uin
   L1Cache& l1 = l1_[sm];
   if (via_l1 && l1.enabled()) {
     traffic_.l1[tensor].read += bytes;
-    if (l1.load(line)) {
+    if (l1.load(unit, block_model() ? sector_mask(addr - unit * unit_bytes_, bytes) : 0)) {
       ++counters_.l1_hits;
       return t + l1_latency_;
     }
@@ -103,7 +132,7 @@ double MemorySystem::read(double t, std::uint32_t sm, core::Bytes addr, std::uin
   ++counters_.l2_misses;
   const core::Bytes miss_bytes = static_cast<core::Bytes>(o.miss_sectors) * sector_bytes_;
   traffic_.dram[tensor].read += miss_bytes;
-  return hbm_.read(at_l2, line * line_bytes_, miss_bytes);
+  return dram_transfer(at_l2, unit, o.missing, false);
 }
 
 double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
@@ -120,13 +149,11 @@ double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::ui
 
 MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
                                                  core::Tensor tensor, bool write) {
-  const std::uint64_t line = line_of(addr);
-  const core::Bytes off = addr - line * line_bytes_;
-  const std::uint32_t first = sector_of(off);
-  const std::uint32_t last = sector_of(off + bytes - 1);
-  const std::uint8_t mask = static_cast<std::uint8_t>(((1u << (last + 1)) - 1) & ~((1u << first) - 1));
-  const std::uint32_t sectors = last - first + 1;
-  const L2Outcome o = l2_.access(line, mask, write, near_partition(sm), static_cast<std::uint8_t>(tensor));
+  const std::uint64_t unit = unit_of(addr);
+  const core::Bytes off = addr - unit * unit_bytes_;
+  const std::uint64_t mask = sector_mask(off, bytes);
+  const std::uint32_t sectors = sector_count(mask);
+  const L2Outcome o = l2_.access(unit, mask, write, near_partition(sm), static_cast<std::uint8_t>(tensor));
   const core::Bytes sector_total = static_cast<core::Bytes>(sectors) * sector_bytes_;
   counters_.lts_sectors += sectors;
   counters_.lts_hit_sectors += o.hit_sectors;
@@ -141,10 +168,10 @@ MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t sm, cor
 double MemorySystem::flush(double t) {
   if (!l2_enabled_) return t;
   double done = t;
-  l2_.flush([&](std::uint64_t line, std::uint8_t dirty, std::uint8_t tensor) {
+  l2_.flush([&](std::uint64_t unit, std::uint64_t dirty, std::uint8_t tensor) {
     Victim v;
     v.valid = true;
-    v.line = line;
+    v.line = unit;
     v.dirty_mask = dirty;
     v.tensor = tensor;
     done = std::max(done, write_back(t, v));

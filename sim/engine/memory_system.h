@@ -1,7 +1,9 @@
 // The global-memory path of one launch: per-SM L1 (optional), the partitioned L2 with one
 // bandwidth server per partition, HBM channels, or (scratchpad devices) per-core DMA engines.
-// Times one line-sized access analytically from the servers' state; counts bytes per tensor per
-// level. No request merging across SMs, no coherence, no TLB. With the L2 off (capacity 0) the
+// Times one access analytically from the servers' state; counts bytes per tensor per level.
+// Accesses are at most one line, or one tracking unit when the device sets the coarser
+// l2.tracking_bytes (the block model: residency, LRU and requests per unit, DRAM transfers per
+// HBM interleave granule of the missing sectors). No request merging across SMs, no coherence, no TLB. With the L2 off (capacity 0) the
 // L1 is bypassed as well, so every global byte requested reaches HBM (the closed-form setting).
 #pragma once
 
@@ -32,22 +34,25 @@ class MemorySystem {
   // `l1_bytes_per_sm`: L1 capacity left by the shared-memory carve-out (0 = no L1).
   MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_per_sm);
 
-  // A read of `bytes` at `addr` (all inside one L2 line) by SM `sm`, arriving at `t`; returns
+  // A read of `bytes` at `addr` (all inside one unit) by SM `sm`, arriving at `t`; returns
   // the time the data is back. `via_l1`: the load may hit in / allocate into the SM's L1.
   double read(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
               bool via_l1);
   // Host-side hint: the line at `addr` will be accessed soon by SM `sm`.
   void prefetch(std::uint32_t sm, core::Bytes addr) const {
-    if (l2_enabled_) l2_.prefetch(line_of(addr), near_partition(sm));
+    if (l2_enabled_) l2_.prefetch(unit_of(addr), near_partition(sm));
   }
   std::uint32_t near_partition(std::uint32_t sm) const { return near_[sm]; }
-  // A store of `bytes` at `addr` (inside one line); returns when it has left the L2 / DRAM queue.
+  // A store of `bytes` at `addr` (inside one unit); returns when it has left the L2 / DRAM queue.
   double write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor);
   // Writes every dirty L2 line back to HBM starting at `t` and invalidates the L2; returns when done.
   double flush(double t);
 
   bool l2_enabled() const { return l2_enabled_; }
   core::Bytes line_bytes() const { return line_bytes_; }
+  // Largest access: the line, or l2.tracking_bytes in the block model.
+  core::Bytes unit_bytes() const { return unit_bytes_; }
+  bool block_model() const { return unit_bytes_ != line_bytes_; }
   const MemoryCounters& counters() const { return counters_; }
   core::LevelTraffic& traffic() { return traffic_; }
   const Hbm& hbm() const { return hbm_; }
@@ -55,6 +60,9 @@ class MemorySystem {
  private:
   double dma(double t, std::uint32_t core, core::Bytes bytes);
   double write_back(double t, const Victim& v);  // returns when the write is done
+  // DRAM transfer of the sectors `mask` of `unit`, one request per interleave granule (one
+  // request in the line model); returns when the last one is done.
+  double dram_transfer(double t, std::uint64_t unit, std::uint64_t mask, bool write);
   // The L2 side shared by reads and writes: looks the sectors of [addr, addr+bytes) up, counts
   // them, queues them on the partition's port and writes back any victims; `at_l2` is when the
   // port has served the request.
@@ -65,8 +73,15 @@ class MemorySystem {
   L2Request l2_request(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
                        bool write);
   // Shifts instead of divisions where the sizes are powers of two (they are on every preset).
-  std::uint64_t line_of(core::Bytes addr) const {
-    return line_shift_ >= 0 ? addr >> line_shift_ : addr / line_bytes_;
+  std::uint64_t unit_of(core::Bytes addr) const {
+    return unit_shift_ >= 0 ? addr >> unit_shift_ : addr / unit_bytes_;
+  }
+  // Sectors of [off, off + bytes) inside one unit.
+  std::uint64_t sector_mask(core::Bytes off, std::uint32_t bytes) const {
+    const std::uint32_t first = sector_of(off);
+    const std::uint32_t last = sector_of(off + bytes - 1);
+    const std::uint64_t upto = last >= 63 ? ~0ull : (1ull << (last + 1)) - 1;
+    return upto & ~((1ull << first) - 1);
   }
   std::uint32_t sector_of(core::Bytes off) const {
     return static_cast<std::uint32_t>(sector_shift_ >= 0 ? off >> sector_shift_ : off / sector_bytes_);
@@ -78,7 +93,9 @@ class MemorySystem {
   bool l2_enabled_;
   core::Bytes line_bytes_;
   core::Bytes sector_bytes_;
-  int line_shift_ = -1, sector_shift_ = -1;
+  core::Bytes unit_bytes_;
+  core::Bytes granule_bytes_;       // block model: bytes per DRAM request (line or HBM interleave)
+  int unit_shift_ = -1, sector_shift_ = -1;
   std::vector<std::uint32_t> near_;  // near L2 partition of each SM
   Hbm hbm_;
   L2Cache l2_;

@@ -1,9 +1,7 @@
 // The tag store of a set-associative, sectored cache, LRU replacement. Each set is one block of
-// host memory in structure-of-arrays form: low tag words, then per-way bytes (LRU rank, valid
-// and dirty sector masks, owning tensor). A 16-way set is 128 B, two host cache lines: a lookup
-// compares 16 tags at once (SSE2) and a hit updates the ranks in the second line. The high tag
-// byte (lines at or above 2^32 - 1, i.e. addresses past 512 GiB with 128-B lines) lives in a
-// separate array that is only consulted once such a line has been inserted. Functional only.
+// host memory in structure-of-arrays form (low tag words, then LRU stamps, then the high tag
+// byte, valid/dirty sector masks and owning tensor), so a miss scans one 64-B host line of tags
+// and one of stamps. Functional only (no timing).
 #pragma once
 
 #include <algorithm>
@@ -20,17 +18,17 @@ namespace attnsim::engine {
 
 // Set bits of a sector mask, without the library call std::popcount becomes on x86-64 builds
 // without -mpopcnt.
-inline std::uint32_t sector_count(std::uint8_t mask) {
-  std::uint32_t x = mask;
-  x = x - ((x >> 1) & 0x55u);
-  x = (x & 0x33u) + ((x >> 2) & 0x33u);
-  return (x + (x >> 4)) & 0x0fu;
+inline std::uint32_t sector_count(std::uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<std::uint32_t>((x * 0x0101010101010101ull) >> 56);
 }
 
 // What an insertion pushed out of the array.
 struct Victim {
   std::uint64_t line = 0;       // line number (address / line bytes)
-  std::uint8_t dirty_mask = 0;  // dirty sectors that must be written back
+  std::uint64_t dirty_mask = 0;  // dirty sectors that must be written back
   std::uint8_t tensor = 0;
   bool valid = false;
 };
@@ -40,9 +38,10 @@ class SetAssocArray {
   static constexpr std::uint32_t kNoWay = 0xffffffffu;
 
   SetAssocArray() = default;
-  // `lines` lines in sets of `ways` (the set count rounds down; at least one set; at most 255
-  // ways). Lines are below 2^40 (addresses below 2^47 with 128-B lines).
-  SetAssocArray(std::uint64_t lines, std::uint32_t ways);
+  // `lines` lines in sets of `ways` (the set count rounds down; at least one set). Lines are
+  // below 2^40 (addresses below 2^47 with 128-B lines). Sector masks have 8 bits, or 64 with
+  // `wide_masks` (kept outside the set blocks; the block model of l2.tracking_bytes).
+  SetAssocArray(std::uint64_t lines, std::uint32_t ways, bool wide_masks = false);
 
   std::uint32_t set_of(std::uint64_t hash) const {
     return static_cast<std::uint32_t>(((hash & 0xffffffffu) * sets_) >> 32);
@@ -51,14 +50,12 @@ class SetAssocArray {
   std::uint32_t find(std::uint32_t set, std::uint64_t line) const {
     const std::uint8_t* b = block(set);
     const std::uint64_t tag = line + 1;
-    const std::uint32_t lo = static_cast<std::uint32_t>(tag);
     const std::uint8_t hi = static_cast<std::uint8_t>(tag >> 32);
-    if (!any_hi_ && hi != 0) return kNoWay;  // no such line was ever inserted
     for (std::uint32_t c = 0; c < padded_; c += 16) {
-      std::uint32_t m = match16(reinterpret_cast<const std::uint32_t*>(b) + c, lo);
+      std::uint32_t m = match16(reinterpret_cast<const std::uint32_t*>(b) + c, static_cast<std::uint32_t>(tag));
       for (; m != 0; m &= m - 1) {
         const std::uint32_t i = c + static_cast<std::uint32_t>(__builtin_ctz(m));
-        if (!any_hi_ || (b[rank_off_ + i] != kEmpty && hi_[slot(set, i)] == hi)) return i;
+        if (b[hi_off_ + i] == hi) return i;
       }
     }
     return kNoWay;
@@ -71,12 +68,23 @@ class SetAssocArray {
     const std::uint8_t* b = block(set);
     for (std::size_t o = 0; o < stride_; o += 64) __builtin_prefetch(b + o);
   }
-  // Makes `way` (occupied) the most recently used of its set.
-  void touch(std::uint32_t set, std::uint32_t way) { promote(block(set), way); }
+  void touch(std::uint32_t set, std::uint32_t way) { stamps(set)[way] = next_stamp(); }
   void invalidate(std::uint32_t set, std::uint32_t way);
 
-  std::uint8_t& valid_mask(std::uint32_t set, std::uint32_t way) { return block(set)[valid_off_ + way]; }
-  std::uint8_t& dirty_mask(std::uint32_t set, std::uint32_t way) { return block(set)[dirty_off_ + way]; }
+  std::uint64_t valid_mask(std::uint32_t set, std::uint32_t way) const {
+    return wide_ ? valid64_[slot(set, way)] : block(set)[valid_off_ + way];
+  }
+  std::uint64_t dirty_mask(std::uint32_t set, std::uint32_t way) const {
+    return wide_ ? dirty64_[slot(set, way)] : block(set)[dirty_off_ + way];
+  }
+  void set_valid_mask(std::uint32_t set, std::uint32_t way, std::uint64_t m) {
+    if (wide_) valid64_[slot(set, way)] = m;
+    else block(set)[valid_off_ + way] = static_cast<std::uint8_t>(m);
+  }
+  void set_dirty_mask(std::uint32_t set, std::uint32_t way, std::uint64_t m) {
+    if (wide_) dirty64_[slot(set, way)] = m;
+    else block(set)[dirty_off_ + way] = static_cast<std::uint8_t>(m);
+  }
   std::uint8_t& tensor(std::uint32_t set, std::uint32_t way) { return block(set)[tensor_off_ + way]; }
 
   // Calls f(line, dirty_mask, tensor) for every line with dirty sectors, then empties the array.
@@ -85,9 +93,10 @@ class SetAssocArray {
     for (std::uint32_t s = 0; s < sets_; ++s) {
       const std::uint8_t* b = block(s);
       const std::uint32_t* tags = reinterpret_cast<const std::uint32_t*>(b);
+      const std::uint32_t* st = reinterpret_cast<const std::uint32_t*>(b + stamp_off_);
       for (std::uint32_t i = 0; i < assoc_; ++i)
-        if (b[rank_off_ + i] != kEmpty && b[dirty_off_ + i] != 0)
-          f(line_of(s, i, tags[i]), b[dirty_off_ + i], b[tensor_off_ + i]);
+        if (st[i] != 0 && dirty_mask(s, i) != 0)
+          f(line_of(tags[i], b[hi_off_ + i]), dirty_mask(s, i), b[tensor_off_ + i]);
     }
     clear();
   }
@@ -99,8 +108,8 @@ class SetAssocArray {
   struct alignas(64) Block {  // one host cache line; a set spans stride_ / 64 of them
     std::uint8_t bytes[64];
   };
-  // LRU rank of a way: 0 = most recently used ... (occupied ways - 1); kEmpty = no line.
-  static constexpr std::uint8_t kEmpty = 0xff;
+  static constexpr std::uint32_t kPadStamp = 0xffffffffu;
+  static constexpr std::uint32_t kMaxStamp = kPadStamp - 1;
   // Bit i set where tags[i] == lo, for 16 consecutive ways.
   static std::uint32_t match16(const std::uint32_t* tags, std::uint32_t lo) {
 #if defined(__SSE2__)
@@ -120,9 +129,8 @@ class SetAssocArray {
   std::size_t slot(std::uint32_t set, std::uint32_t way) const {
     return static_cast<std::size_t>(set) * padded_ + way;
   }
-  std::uint64_t line_of(std::uint32_t set, std::uint32_t way, std::uint32_t lo) const {
-    const std::uint64_t hi = any_hi_ ? hi_[slot(set, way)] : 0;
-    return ((hi << 32) | lo) - 1;
+  static std::uint64_t line_of(std::uint32_t lo, std::uint8_t hi) {
+    return ((static_cast<std::uint64_t>(hi) << 32) | lo) - 1;
   }
   std::uint8_t* block(std::uint32_t set) {
     return reinterpret_cast<std::uint8_t*>(mem_.data()) + static_cast<std::size_t>(set) * stride_;
@@ -130,22 +138,25 @@ class SetAssocArray {
   const std::uint8_t* block(std::uint32_t set) const {
     return reinterpret_cast<const std::uint8_t*>(mem_.data()) + static_cast<std::size_t>(set) * stride_;
   }
-  // Every occupied way ranked before `way` moves one back; `way` becomes rank 0. With `way`
-  // empty (rank kEmpty), every occupied way moves back.
-  void promote(std::uint8_t* b, std::uint32_t way);
-  void set_hi(std::uint32_t set, std::uint32_t way, std::uint8_t hi);
-  void clear();  // every way empty
+  std::uint32_t* stamps(std::uint32_t set) { return reinterpret_cast<std::uint32_t*>(block(set) + stamp_off_); }
+  std::uint32_t next_stamp() {
+    if (clock_ == kMaxStamp) renumber();
+    return ++clock_;
+  }
+  void renumber();  // keeps each set's LRU order, restarts the clock
+  void clear();     // every way empty
 
   std::uint32_t sets_ = 0;
   std::uint32_t assoc_ = 0;
-  std::uint32_t padded_ = 0;  // ways rounded up to 16; padding ways stay empty with tag 0 and
-                              // are never chosen
-  // Byte offsets inside a set's block: tags (u32) at 0, then u8 arrays: LRU rank, valid mask,
-  // dirty mask, tensor.
-  std::size_t rank_off_ = 0, valid_off_ = 0, dirty_off_ = 0, tensor_off_ = 0, stride_ = 0;
+  std::uint32_t padded_ = 0;  // ways rounded up to 16; padding ways never match (tag 0) and
+                              // are never chosen (stamp kPadStamp)
+  // Byte offsets inside a set's block: tags (u32) at 0, stamps (u32; 0 = empty way), then u8
+  // arrays: high tag byte, valid mask, dirty mask, tensor.
+  std::size_t stamp_off_ = 0, hi_off_ = 0, valid_off_ = 0, dirty_off_ = 0, tensor_off_ = 0, stride_ = 0;
   std::vector<Block> mem_;
-  bool any_hi_ = false;           // some line with a non-zero high tag byte was ever inserted
-  std::vector<std::uint8_t> hi_;  // high tag bytes, allocated on the first such line
+  bool wide_ = false;  // 64-bit sector masks in the two arrays below
+  std::vector<std::uint64_t> valid64_, dirty64_;
+  std::uint32_t clock_ = 0;
 };
 
 }  // namespace attnsim::engine

@@ -38,8 +38,9 @@ double peak_rss_mib() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-void run_end_to_end(benchmark::State& state, const core::Workload& w) {
-  const core::DeviceSpec d = config::load_device("h200");
+// `tracking`: l2.tracking_bytes ("0" = the line model, the default; "2048" = the block model).
+void run_end_to_end(benchmark::State& state, const core::Workload& w, const char* tracking = "0") {
+  const core::DeviceSpec d = config::load_device("h200", {{"l2.tracking_bytes", tracking}});
   double events = 0, bytes = 0, kernel_ns = 0;
   for (auto _ : state) {
     const core::TileProgram program = w.kernel == "flash2" ? kernels::make_flash2(w, d) : kernels::make_standard(w, d);
@@ -66,6 +67,22 @@ BENCHMARK(BM_StandardFwdH32N8192)->Unit(benchmark::kMillisecond)->Iterations(1)-
 
 void BM_Flash2FwdH1N131072(benchmark::State& state) { run_end_to_end(state, attention("flash2", 1, 131072)); }
 BENCHMARK(BM_Flash2FwdH1N131072)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+// The same three workloads with the block model (l2.tracking_bytes 2048, docs/performance.md).
+void BM_Flash2FwdH32N8192Block2048(benchmark::State& state) {
+  run_end_to_end(state, attention("flash2", 32, 8192), "2048");
+}
+BENCHMARK(BM_Flash2FwdH32N8192Block2048)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+void BM_StandardFwdH32N8192Block2048(benchmark::State& state) {
+  run_end_to_end(state, attention("standard", 32, 8192), "2048");
+}
+BENCHMARK(BM_StandardFwdH32N8192Block2048)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+void BM_Flash2FwdH1N131072Block2048(benchmark::State& state) {
+  run_end_to_end(state, attention("flash2", 1, 131072), "2048");
+}
+BENCHMARK(BM_Flash2FwdH1N131072Block2048)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 // Emitting every CTA's tile ops without the engine: the kernels' share of an end-to-end run.
 void BM_Flash2EmitOnlyH32N8192(benchmark::State& state) {

@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <string>
 
 #include "kernels/factories.h"
 #include "sim/config/device_loader.h"
@@ -59,8 +60,10 @@ void BM_HbmChannelScheduling(benchmark::State& state) {
 }
 BENCHMARK(BM_HbmChannelScheduling);
 
+// Arg 1: l2.tracking_bytes (0 = the line model; 2048 = the block model).
 void BM_StreamRead4GiB264Ctas(benchmark::State& state) {
-  const core::DeviceSpec d = config::load_device("h200");
+  const core::DeviceSpec d =
+      config::load_device("h200", {{"l2.tracking_bytes", std::to_string(state.range(1))}});
   core::Workload w;
   w.kernel = "stream_read";
   w.programs = 264;
@@ -76,7 +79,12 @@ void BM_StreamRead4GiB264Ctas(benchmark::State& state) {
   state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsRate);
   state.counters["sim_bytes_per_s"] = benchmark::Counter(bytes, benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_StreamRead4GiB264Ctas)->Arg(16384)->Arg(1024)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_StreamRead4GiB264Ctas)
+    ->Args({16384, 0})
+    ->Args({1024, 0})
+    ->Args({16384, 2048})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace attnsim::engine

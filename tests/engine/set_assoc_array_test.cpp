@@ -19,12 +19,12 @@ namespace {
 
 struct RefSet {
   std::list<std::uint64_t> lru;  // front = most recently used
-  std::map<std::uint64_t, std::uint8_t> dirty;
+  std::map<std::uint64_t, std::uint64_t> dirty;
 };
 
 void run_against_reference(std::uint32_t ways, std::uint32_t sets, std::uint64_t line_range, std::uint64_t base,
-                           unsigned seed) {
-  SetAssocArray a(static_cast<std::uint64_t>(sets) * ways, ways);
+                           unsigned seed, bool wide = false) {
+  SetAssocArray a(static_cast<std::uint64_t>(sets) * ways, ways, wide);
   ASSERT_EQ(a.sets(), sets);
   std::vector<RefSet> ref(sets);
   std::mt19937_64 rng(seed);
@@ -60,12 +60,12 @@ void run_against_reference(std::uint32_t ways, std::uint32_t sets, std::uint64_t
       ASSERT_FALSE(v.valid) << "step " << step;
     }
     r.lru.push_front(line);
-    const std::uint8_t d = static_cast<std::uint8_t>(rng() % 16);
-    a.dirty_mask(set, w) |= d;
+    const std::uint64_t d = wide ? (rng() % 4 == 0 ? rng() : 0) : rng() % 16;
+    a.set_dirty_mask(set, w, a.dirty_mask(set, w) | d);
     if (d) r.dirty[line] |= d;
   }
-  std::set<std::pair<std::uint64_t, int>> flushed, expected;
-  a.flush([&](std::uint64_t line, std::uint8_t dirty, std::uint8_t) { flushed.insert({line, dirty}); });
+  std::set<std::pair<std::uint64_t, std::uint64_t>> flushed, expected;
+  a.flush([&](std::uint64_t line, std::uint64_t dirty, std::uint8_t) { flushed.insert({line, dirty}); });
   for (const RefSet& r : ref)
     for (const auto& [line, d] : r.dirty) expected.insert({line, d});
   EXPECT_EQ(flushed, expected);
@@ -76,6 +76,7 @@ TEST(SetAssocArray, MatchesReferenceLruSixteenWays) { run_against_reference(16, 
 TEST(SetAssocArray, MatchesReferenceLruFourWays) { run_against_reference(4, 16, 200, 0, 2); }
 TEST(SetAssocArray, MatchesReferenceLruSixtyFourWays) { run_against_reference(64, 2, 300, 0, 3); }
 TEST(SetAssocArray, MatchesReferenceLruTwelveWaysPadded) { run_against_reference(12, 4, 120, 0, 4); }
+TEST(SetAssocArray, MatchesReferenceLruWideMasks) { run_against_reference(16, 8, 300, 0, 6, true); }
 // Lines around 2^32: tags whose low word is 0 and lines that differ only in the high byte.
 TEST(SetAssocArray, MatchesReferenceLruAboveFourBillionLines) {
   run_against_reference(16, 8, 400, (std::uint64_t{1} << 32) - 200, 5);
