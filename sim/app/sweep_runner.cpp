@@ -16,6 +16,8 @@
 #include <set>
 #include <thread>
 
+#include "kernels/registry.h"
+#include "sim/app/run_estimate.h"
 #include "sim/config/sweep_expander.h"
 #include "sim/core/errors.h"
 #include "sim/io/h5_results_reader.h"
@@ -172,6 +174,23 @@ io::PointRecord run_sweep_point(const config::SweepPoint& p, const PointRunner& 
   return r;
 }
 
+double estimated_cost(const config::SweepPoint& p) {
+  if (!p.possible || !p.device) return 0;
+  try {
+    return estimate_run(kernels::make_program(p.workload, *p.device), *p.device).events;
+  } catch (const core::ConfigError&) {
+    return 0;  // the run will report it
+  }
+}
+
+void order_longest_first(std::vector<const config::SweepPoint*>& todo) {
+  std::vector<std::pair<double, const config::SweepPoint*>> keyed;
+  keyed.reserve(todo.size());
+  for (const auto* p : todo) keyed.emplace_back(estimated_cost(*p), p);
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = keyed[i].second;
+}
+
 SweepRunner::SweepRunner(const config::SweepSpec& spec, SweepRunOptions options, PointRunner run_point)
     : spec_(spec), options_(std::move(options)), run_point_(std::move(run_point)) {}
 
@@ -227,6 +246,7 @@ SweepSummary SweepRunner::run() {
   std::vector<const config::SweepPoint*> todo;
   for (const auto& p : points)
     if (!done.count(p.index)) todo.push_back(&p);
+  order_longest_first(todo);
 
   SweepSummary summary;
   summary.total = points.size();

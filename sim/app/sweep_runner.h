@@ -58,6 +58,13 @@ using PointRunner = std::function<core::RunResult(const core::Workload&, const c
 // "impossible", a SimError "error"; any other exception propagates. Host wall time is zeroed.
 io::PointRecord run_sweep_point(const config::SweepPoint& point, const PointRunner& run_point);
 
+// The points in the order the runner hands them out: longest first by the engine-event estimate
+// of run_estimate (LPT scheduling: the last points to finish are short, so -j N threads or ranks
+// end together); ties and unestimable points (impossible: cost 0) keep sweep order. The results
+// file is ordered by point index whatever the order of execution.
+double estimated_cost(const config::SweepPoint& point);
+void order_longest_first(std::vector<const config::SweepPoint*>& todo);
+
 class SweepRunner {
  public:
   SweepRunner(const config::SweepSpec& spec, SweepRunOptions options, PointRunner run_point);

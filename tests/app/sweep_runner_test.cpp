@@ -118,7 +118,7 @@ TEST(SweepRunner, ResumeAfterInterruptionGivesSameTable) {
     return fake(w, d);
   };
   const SweepSummary s = run_sweep(spec, dir + "/r.h5", 2, true, counting);
-  EXPECT_EQ(s.resumed, 4u);  // 3 run + 1 impossible before the interruption
+  EXPECT_EQ(s.resumed, 3u);  // 3 run before the interruption (impossible points go out last)
   EXPECT_EQ(resumed_calls, 2);
   EXPECT_EQ(table_text(dir + "/full.h5"), table_text(dir + "/r.h5"));
 }
@@ -174,6 +174,38 @@ TEST(SweepCli, BadShardExitsTwo) {
   std::ostringstream out, err;
   EXPECT_EQ(run_cli({"sweep", dir + "/s.yaml", "--out", dir + "/o.h5", "--shard", "4/4"}, out, err), 2);
   EXPECT_FALSE(fs::exists(dir + "/o.h5"));
+}
+
+}  // namespace
+}  // namespace attnsim::app
+
+namespace attnsim::app {
+namespace {
+
+// Points go out longest first (estimated engine events), impossible points last, ties in sweep
+// order: seq 512 costs more than seq 128, flash2 block_m 256 with stages 4 cannot be placed on
+// the teaching device (cost 0).
+TEST(SweepRunnerOrder, LongestEstimatedPointsFirstImpossibleLast) {
+  const config::SweepSpec spec = config::SweepLoader::load_text(
+      "device: teaching\nbase:\n  kernel: flash2\n  head_dim: 32\n  block_m: 32\n  block_n: 32\n"
+      "axes:\n  seq: [128, 512, 256, 128]\n",
+      "order.yaml");
+  const config::SweepExpander ex(spec);
+  std::vector<config::SweepPoint> points;
+  for (std::uint64_t i = 0; i < ex.size(); ++i) points.push_back(ex.point(i));
+  config::SweepPoint impossible = points[0];
+  impossible.index = 4;
+  impossible.possible = false;
+  points.push_back(impossible);
+  std::vector<const config::SweepPoint*> todo;
+  for (const auto& p : points) todo.push_back(&p);
+  EXPECT_GT(estimated_cost(points[1]), estimated_cost(points[2]));
+  EXPECT_GT(estimated_cost(points[2]), estimated_cost(points[0]));
+  EXPECT_EQ(estimated_cost(impossible), 0);
+  order_longest_first(todo);
+  std::vector<std::uint64_t> order;
+  for (const auto* p : todo) order.push_back(p->index);
+  EXPECT_EQ(order, (std::vector<std::uint64_t>{1, 2, 0, 3, 4}));
 }
 
 }  // namespace
