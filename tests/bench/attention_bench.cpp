@@ -84,6 +84,21 @@ void BM_Flash2FwdH1N131072Block2048(benchmark::State& state) {
 }
 BENCHMARK(BM_Flash2FwdH1N131072Block2048)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
+// Micro: one CTA's tile program through the engine (flash2, one 128-row query block against
+// 8192 keys: 128 K/V steps on one SM of h200).
+void BM_OneCtaFlash2TileProgram(benchmark::State& state) {
+  core::Workload w = attention("flash2", 1, 8192);
+  w.seq_q = 128;
+  const core::DeviceSpec d = config::load_device("h200");
+  double events = 0;
+  for (auto _ : state) {
+    const auto results = simulate(d, kernels::make_flash2(w, d));
+    events += core::find_metric(results[0].metrics, "attnsim__events")->value;
+  }
+  state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_OneCtaFlash2TileProgram)->Unit(benchmark::kMillisecond);
+
 // Emitting every CTA's tile ops without the engine: the kernels' share of an end-to-end run.
 void BM_Flash2EmitOnlyH32N8192(benchmark::State& state) {
   const core::DeviceSpec d = config::load_device("h200");
