@@ -69,6 +69,7 @@ void GemmLaunch::emit_chunk(const Tile& t, std::uint64_t chunk, std::vector<Tile
     out.push_back(TensorLayout::tile(OpKind::kLoad, spec_.b, b_matrix, spec_.n, spec_.k, e, n0, t.c, k0, kc, true));
   else
     out.push_back(TensorLayout::tile(OpKind::kLoad, spec_.b, b_matrix, spec_.k, spec_.n, e, k0, kc, n0, t.c, true));
+  out[out.size() - 2].bulk = out.back().bulk = spec_.bulk_loads;
 }
 
 bool GemmLaunch::emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const {

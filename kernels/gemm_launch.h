@@ -28,6 +28,7 @@ struct GemmSpec {
   Causal causal = Causal::kNone;
   std::uint64_t causal_off = 0;               // seq_kv - seq_q
   core::LaunchShape shape;                    // threads, registers, shared memory (grid filled in)
+  bool bulk_loads = false;                    // operands by TMA bulk copies (sm_90+), see TileOp::bulk
 };
 
 class GemmLaunch : public core::KernelLaunch {

@@ -131,8 +131,10 @@ GemmSpec base_spec(const core::Workload& w) {
 }
 
 // C[Nq×Nkv] = A[Nq×d]·B[Nkv×d]ᵀ: S = QKᵀ, dP = dO·Vᵀ.
-std::unique_ptr<core::KernelLaunch> scores(const core::Workload& w, std::string name, Tensor a, Tensor b, Tensor c) {
+std::unique_ptr<core::KernelLaunch> scores(const core::Workload& w, std::string name, Tensor a, Tensor b, Tensor c,
+                                           bool bulk) {
   GemmSpec g = base_spec(w);
+  g.bulk_loads = bulk;
   g.name = std::move(name);
   g.a = a, g.b = b, g.c = c;
   g.b_layout = GemmSpec::BLayout::kNT;
@@ -143,8 +145,10 @@ std::unique_ptr<core::KernelLaunch> scores(const core::Workload& w, std::string 
 }
 
 // C[Nq×d] = A[Nq×Nkv]·B[Nkv×d]: O = PV, dQ = dS·K.
-std::unique_ptr<core::KernelLaunch> rows(const core::Workload& w, std::string name, Tensor a, Tensor b, Tensor c) {
+std::unique_ptr<core::KernelLaunch> rows(const core::Workload& w, std::string name, Tensor a, Tensor b, Tensor c,
+                                           bool bulk) {
   GemmSpec g = base_spec(w);
+  g.bulk_loads = bulk;
   g.name = std::move(name);
   g.a = a, g.b = b, g.c = c;
   g.b_layout = GemmSpec::BLayout::kNN;
@@ -155,8 +159,10 @@ std::unique_ptr<core::KernelLaunch> rows(const core::Workload& w, std::string na
 }
 
 // C[Nkv×d] = A[Nq×Nkv]ᵀ·B[Nq×d]: dV = Pᵀ·dO, dK = dSᵀ·Q (C per query head).
-std::unique_ptr<core::KernelLaunch> keys(const core::Workload& w, std::string name, Tensor a, Tensor b, Tensor c) {
+std::unique_ptr<core::KernelLaunch> keys(const core::Workload& w, std::string name, Tensor a, Tensor b, Tensor c,
+                                           bool bulk) {
   GemmSpec g = base_spec(w);
+  g.bulk_loads = bulk;
   g.name = std::move(name);
   g.a = a, g.b = b, g.c = c;
   g.a_layout = GemmSpec::ALayout::kTransposed;
@@ -172,16 +178,18 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
   core::TileProgram p;
   p.workload = resolve(workload, device);
   const core::Workload& w = p.workload;
-  p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS));
+  // cuBLAS on sm_90 loads GEMM operands with TMA bulk copies (kernels.csv: nvjet kernels).
+  const bool bulk = device.kind == core::DeviceKind::kGpu && device.compute_capability >= 90;
+  p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS, bulk));
   p.launches.push_back(std::make_unique<RowwiseLaunch>("standard_softmax", std::vector<Tensor>{Tensor::kS}, Tensor::kP, w));
-  p.launches.push_back(rows(w, "standard_pv", Tensor::kP, Tensor::kV, Tensor::kO));
+  p.launches.push_back(rows(w, "standard_pv", Tensor::kP, Tensor::kV, Tensor::kO, bulk));
   if (w.pass == core::Pass::kFwdBwd) {
-    p.launches.push_back(keys(w, "standard_bwd_dv", Tensor::kP, Tensor::kDO, Tensor::kDV));
-    p.launches.push_back(scores(w, "standard_bwd_dp", Tensor::kDO, Tensor::kV, Tensor::kDP));
+    p.launches.push_back(keys(w, "standard_bwd_dv", Tensor::kP, Tensor::kDO, Tensor::kDV, bulk));
+    p.launches.push_back(scores(w, "standard_bwd_dp", Tensor::kDO, Tensor::kV, Tensor::kDP, bulk));
     p.launches.push_back(std::make_unique<RowwiseLaunch>(
         "standard_bwd_softmax", std::vector<Tensor>{Tensor::kP, Tensor::kDP}, Tensor::kDS, w));
-    p.launches.push_back(rows(w, "standard_bwd_dq", Tensor::kDS, Tensor::kK, Tensor::kDQ));
-    p.launches.push_back(keys(w, "standard_bwd_dk", Tensor::kDS, Tensor::kQ, Tensor::kDK));
+    p.launches.push_back(rows(w, "standard_bwd_dq", Tensor::kDS, Tensor::kK, Tensor::kDQ, bulk));
+    p.launches.push_back(keys(w, "standard_bwd_dk", Tensor::kDS, Tensor::kQ, Tensor::kDK, bulk));
   }
   return p;
 }

@@ -53,6 +53,10 @@ struct TileOp {
   Tensor tensor = Tensor::kCount;
   SmemPattern pattern = SmemPattern::kRowMajor;
   bool async = false;
+  // kLoad, async: a TMA bulk copy (Hopper cp.async.bulk). Its bytes in flight are bounded by the
+  // kernel's pipeline (stages of commit/wait groups), not by the per-warp / per-SM in-flight
+  // allowances of ordinary loads, which the engine then does not charge.
+  bool bulk = false;
   std::uint32_t rows = 0;
   std::uint32_t row_bytes = 0;
   Bytes addr = 0;

@@ -176,7 +176,7 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
   const core::Bytes unit = memory_.unit_bytes();
   const core::Bytes line = memory_.line_bytes();
   const bool block = memory_.block_model();
-  const bool limited = cta_credit_ || sm_credit_;
+  const bool limited = (cta_credit_ || sm_credit_) && !op.bulk;
   const bool via_l1 = l1_for_sync_loads_ && !op.async;
   const core::Bytes cta_cap = cta_credit_ ? cta_credit_ : std::numeric_limits<core::Bytes>::max();
   const core::Bytes sm_cap = sm_credit_ ? sm_credit_ : std::numeric_limits<core::Bytes>::max();
