@@ -21,6 +21,32 @@ using core::Tensor;
 using core::TileOp;
 using L = TensorLayout;
 
+// Commits the loads issued so far as one group, waits for every group, then __syncthreads.
+void wait_all(std::vector<TileOp>& out) {
+  out.push_back(L::simple(OpKind::kCommit));
+  out.push_back(L::count_op(OpKind::kWait, 0));
+  out.push_back(L::simple(OpKind::kBarrier));
+}
+
+struct KvBlock {
+  std::uint64_t col0, cols;        // keys [col0, col0 + cols)
+  std::uint64_t first_row_block;   // causal: the first query block that sees them (else 0)
+};
+
+// Outer step j of Algorithms 1 and 4: K_j and V_j into SRAM (precondition: j < T_c).
+KvBlock load_kv_block(const core::Workload& w, const TensorLayout& layout, std::uint64_t bh, std::uint64_t j,
+                      std::vector<TileOp>& out) {
+  KvBlock b;
+  b.col0 = j * w.block_n;
+  b.cols = std::min(w.block_n, w.seq_kv - b.col0);
+  out.push_back(layout.kv_rows(OpKind::kLoad, Tensor::kK, bh, b.col0, b.cols, true));
+  out.push_back(layout.kv_rows(OpKind::kLoad, Tensor::kV, bh, b.col0, b.cols, true));
+  wait_all(out);
+  b.first_row_block =
+      w.causal ? KernelDefaults::causal_first_row(b.col0, w.seq_kv - w.seq_q, w.block_m) / w.block_m : 0;
+  return b;
+}
+
 class Flash1Init : public core::KernelLaunch {
  public:
   explicit Flash1Init(const core::Workload& w) : w_(w), layout_(w), t_r_(core::ceil_div(w.seq_q, w.block_m)) {}
@@ -66,25 +92,16 @@ class Flash1Fwd : public core::KernelLaunch {
     return s;
   }
   bool emit_step(std::uint64_t bh, std::uint64_t j, std::vector<TileOp>& out) const override {
-    const std::uint64_t t_c = core::ceil_div(w_.seq_kv, w_.block_n), t_r = core::ceil_div(w_.seq_q, w_.block_m);
-    if (j >= t_c) return false;
-    const std::uint64_t d = w_.head_dim, col0 = j * w_.block_n, c = std::min(w_.block_n, w_.seq_kv - col0);
-    out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, col0, c, true));
-    out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, col0, c, true));
-    out.push_back(L::simple(OpKind::kCommit));
-    out.push_back(L::count_op(OpKind::kWait, 0));
-    out.push_back(L::simple(OpKind::kBarrier));
-    const std::uint64_t first =
-        w_.causal ? KernelDefaults::causal_first_row(col0, w_.seq_kv - w_.seq_q, w_.block_m) / w_.block_m : 0;
-    for (std::uint64_t i = first; i < t_r; ++i) {
+    if (j >= core::ceil_div(w_.seq_kv, w_.block_n)) return false;
+    const KvBlock kv = load_kv_block(w_, layout_, bh, j, out);
+    const std::uint64_t d = w_.head_dim, col0 = kv.col0, c = kv.cols;
+    for (std::uint64_t i = kv.first_row_block; i < core::ceil_div(w_.seq_q, w_.block_m); ++i) {
       const std::uint64_t row0 = i * w_.block_m, r = std::min(w_.block_m, w_.seq_q - row0);
       out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true));
       out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kO, bh, row0, r, true));
       out.push_back(layout_.stat_rows(OpKind::kLoad, Tensor::kL, bh, row0, r));
       out.push_back(layout_.stat_rows(OpKind::kLoad, Tensor::kM, bh, row0, r));
-      out.push_back(L::simple(OpKind::kCommit));
-      out.push_back(L::count_op(OpKind::kWait, 0));
-      out.push_back(L::simple(OpKind::kBarrier));
+      wait_all(out);
       out.push_back(L::mma(r, c, d));
       const bool diagonal = w_.causal && row0 + r + (w_.seq_kv - w_.seq_q) < col0 + c;
       out.push_back(L::count_op(OpKind::kElementwise, (diagonal ? 4 : 3) * r * c + 2 * r * d));
@@ -174,17 +191,10 @@ class Flash1Bwd : public core::KernelLaunch {
     return static_cast<std::uint32_t>(std::min(r, cap));
   }
   bool emit_step(std::uint64_t bh, std::uint64_t j, std::vector<TileOp>& out) const override {
-    const std::uint64_t t_c = core::ceil_div(w_.seq_kv, w_.block_n), t_r = core::ceil_div(w_.seq_q, w_.block_m);
-    if (j >= t_c) return false;
-    const std::uint64_t d = w_.head_dim, col0 = j * w_.block_n, c = std::min(w_.block_n, w_.seq_kv - col0);
-    out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, col0, c, true));
-    out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, col0, c, true));
-    out.push_back(L::simple(OpKind::kCommit));
-    out.push_back(L::count_op(OpKind::kWait, 0));
-    out.push_back(L::simple(OpKind::kBarrier));
-    const std::uint64_t first =
-        w_.causal ? KernelDefaults::causal_first_row(col0, w_.seq_kv - w_.seq_q, w_.block_m) / w_.block_m : 0;
-    for (std::uint64_t i = first; i < t_r; ++i) {
+    if (j >= core::ceil_div(w_.seq_kv, w_.block_n)) return false;
+    const KvBlock kv = load_kv_block(w_, layout_, bh, j, out);
+    const std::uint64_t d = w_.head_dim, col0 = kv.col0, c = kv.cols;
+    for (std::uint64_t i = kv.first_row_block; i < core::ceil_div(w_.seq_q, w_.block_m); ++i) {
       const std::uint64_t row0 = i * w_.block_m, r = std::min(w_.block_m, w_.seq_q - row0);
       out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true));
       out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kO, bh, row0, r, true));
@@ -192,9 +202,7 @@ class Flash1Bwd : public core::KernelLaunch {
       out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kDQ, bh, row0, r, true));
       out.push_back(layout_.stat_rows(OpKind::kLoad, Tensor::kL, bh, row0, r));
       out.push_back(layout_.stat_rows(OpKind::kLoad, Tensor::kM, bh, row0, r));
-      out.push_back(L::simple(OpKind::kCommit));
-      out.push_back(L::count_op(OpKind::kWait, 0));
-      out.push_back(L::simple(OpKind::kBarrier));
+      wait_all(out);
       out.push_back(L::mma(r, c, d));  // S_ij = Q_i K_jᵀ
       const bool diagonal = w_.causal && row0 + r + (w_.seq_kv - w_.seq_q) < col0 + c;
       out.push_back(L::count_op(OpKind::kElementwise, (diagonal ? 4 : 3) * r * c));  // scale, mask, - m_i, / ℓ_i
