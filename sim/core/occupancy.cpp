@@ -12,10 +12,21 @@
 // - registers: each warp gets ceil(regs*warp_size / unit)*unit registers, allocated inside one
 //   of the SM's sub-partitions (schedulers): warps per sub-partition =
 //   floor(registers_per_sm / schedulers / per_warp), limit = floor(that*schedulers / warps_per_block);
-// - shared memory: each block allocates ceil((smem + reserved) / unit)*unit bytes of the carve-out.
-// The default carve-out (no carve-out requested) is the smallest supported carve-out that does
-// not lower occupancy below what the other three limits allow, which is what the driver picked
-// in every launch of reference/h200/kernels.csv where a smaller one would have cost occupancy.
+// - shared memory: each block allocates ceil((smem + reserve) / unit)*unit bytes of the carve-out.
+// The default carve-out (no carve-out requested) is the driver's choice, which NVIDIA does not
+// publish (cuda_occupancy.h assumes the largest). attnsim uses a rule fitted to the 27 launches
+// of reference/h200/kernels.csv (each reports launch__shared_mem_config_size), which it
+// reproduces exactly, carve-out and all four limits (tests/core/occupancy_test.cpp):
+//   slots = min(warp limit, block limit)     (registers do not enter the choice)
+//   want  = min((slots + 1) * alloc, shared_mem_per_sm / 2), at least one block's alloc
+//   carve-out = the smallest supported carve-out >= want.
+// So the driver sizes for one block more than the warp and block slots allow, but stops at half
+// the SM's shared memory (cuda_occupancy.h's SHAREDMEM_CARVEOUT_HALF, rounded up to a supported
+// size) unless a single block needs more. Evidence: a kernel without shared memory, 4 warps,
+// register limit 10 or 6, gets 32 KiB (the slots rule: 17 x 1 KiB), not the 8-16 KiB the
+// register limit would need; FlashAttention-2 blocks of 48 and 64 KiB (register limit 2) both
+// get 132 KiB (the half-SM cap), although 100 KiB holds two 49 KiB blocks. A variant sizing
+// slots * (alloc + reserve) fits the same 27 launches; nothing measured here separates the two.
 
 namespace attnsim::core {
 
@@ -100,8 +111,9 @@ OccupancyResult compute_occupancy(const SmSpec& sm, const OccupancyInput& in) {
     // A requested carve-out too small for one block is raised to one that fits (cuda_occupancy.h).
     carveout = *in.carveout_bytes >= smem_alloc ? *in.carveout_bytes : carveout_at_least(smem_alloc);
   } else {
-    const std::uint64_t other = std::min({r.limit_warps, r.limit_blocks, r.limit_registers});
-    carveout = carveout_at_least(std::max<Bytes>(smem_alloc, smem_alloc * other));
+    const std::uint64_t slots = std::min<std::uint64_t>(r.limit_warps, r.limit_blocks);
+    const Bytes want = std::min<Bytes>((slots + 1) * smem_alloc, sm.shared_mem_per_sm_bytes / 2);
+    carveout = carveout_at_least(std::max(smem_alloc, want));
   }
   r.carveout_bytes = carveout;
   r.limit_shared_mem = smem_limit_for(carveout);

@@ -13,7 +13,7 @@ struct OccupancyInput {
   std::uint32_t threads_per_block = 0;
   std::uint32_t regs_per_thread = 0;
   Bytes smem_per_block = 0;               // static + dynamic, without the reserved 1 KiB
-  std::optional<Bytes> carveout_bytes;    // shared-memory carve-out; default: the smallest that fits
+  std::optional<Bytes> carveout_bytes;    // shared-memory carve-out; default: the driver's choice (occupancy.cpp)
 };
 
 struct OccupancyResult {

@@ -132,22 +132,50 @@ TEST(Occupancy, ReproducesEveryMeasuredLimitOnH200) {
   }
 }
 
-TEST(Occupancy, DefaultCarveoutKeepsMeasuredTheoreticalOccupancy) {
+TEST(Occupancy, DefaultCarveoutIsTheDriversChoiceInEveryMeasuredLaunch) {
+  // Without a requested carve-out: the carve-out the driver picked (launch__shared_mem_config_size)
+  // and the four limits computed against it, for every launch measured on the H200.
   const SmSpec sm = h200_sm();
+  std::size_t exact = 0;
   for (const auto& row : read_kernels_csv()) {
     const auto r = compute_occupancy(sm, input_of(row, false));
-    const std::string what = row.at("label") + " #" + row.at("kernel_index");
+    const std::string what = row.at("label") + " #" + row.at("kernel_index") + " " + row.at("kernel_name").substr(0, 40);
+    EXPECT_EQ(r.carveout_bytes, std::stoull(row.at("launch__shared_mem_config_size"))) << what;
+    EXPECT_EQ(r.limit_blocks, std::stoul(row.at("launch__occupancy_limit_blocks"))) << what;
+    EXPECT_EQ(r.limit_registers, std::stoul(row.at("launch__occupancy_limit_registers"))) << what;
+    EXPECT_EQ(r.limit_shared_mem, std::stoul(row.at("launch__occupancy_limit_shared_mem"))) << what;
+    EXPECT_EQ(r.limit_warps, std::stoul(row.at("launch__occupancy_limit_warps"))) << what;
     EXPECT_DOUBLE_EQ(r.max_warps_pct, std::stod(row.at("sm__maximum_warps_per_active_cycle_pct"))) << what;
-    EXPECT_LE(r.carveout_bytes, std::stoull(row.at("launch__shared_mem_config_size"))) << what;
+    exact += r.carveout_bytes == std::stoull(row.at("launch__shared_mem_config_size")) &&
+             r.limit_shared_mem == std::stoul(row.at("launch__occupancy_limit_shared_mem"));
   }
+  EXPECT_EQ(exact, 27u);
 }
 
-TEST(Occupancy, DefaultCarveoutIsSmallestThatKeepsOccupancy) {
-  // 4 warps, 255 registers: 2 blocks by registers; 64 KiB + 1 KiB reserve each = 133120 B,
-  // so 100 KiB is too small and 132 KiB is the smallest carve-out holding both blocks.
-  const auto r = compute_occupancy(h200_sm(), {128, 255, 65536, std::nullopt});
+TEST(Occupancy, DefaultCarveoutHoldsOneBlockMoreThanTheWarpSlots) {
+  // softmax_warp_forward (kernels.csv): no shared memory, 4 warps, 80 registers. Warps allow 16
+  // blocks, registers 6; the driver sized for 16 + 1 blocks of 1 KiB (the reserve): 32 KiB, 32
+  // blocks by shared memory. Registers do not enter the choice (they would give 8 KiB).
+  const auto r = compute_occupancy(h200_sm(), {128, 80, 0, std::nullopt});
+  EXPECT_EQ(r.carveout_bytes, 32u * 1024);
+  EXPECT_EQ(r.limit_shared_mem, 32u);
+  EXPECT_EQ(r.limit_registers, 6u);
+}
+
+TEST(Occupancy, DefaultCarveoutStopsAtHalfTheSharedMemory) {
+  // 4 warps, 255 registers, 48 KiB + 1 KiB reserve = 50176 B: 17 blocks would need 833 KiB; the
+  // choice stops at half of 228 KiB (116736 B), rounded up to the 132 KiB carve-out, which holds
+  // 2 blocks (100 KiB would too, but is not what the driver picked: kernels.csv, d = 64 flash).
+  const auto r = compute_occupancy(h200_sm(), {128, 255, 49152, std::nullopt});
   EXPECT_EQ(r.carveout_bytes, 132u * 1024);
   EXPECT_EQ(r.limit_shared_mem, 2u);
+}
+
+TEST(Occupancy, DefaultCarveoutExceedsHalfWhenOneBlockNeedsIt) {
+  // 213188 B + 1 KiB reserve, rounded to 128 B = 214272 B > half: the 228 KiB carve-out.
+  const auto r = compute_occupancy(h200_sm(), {384, 168, 213188, std::nullopt});
+  EXPECT_EQ(r.carveout_bytes, 228u * 1024);
+  EXPECT_EQ(r.limit_shared_mem, 1u);
 }
 
 TEST(Occupancy, RegisterAllocationRoundsPerWarp) {
