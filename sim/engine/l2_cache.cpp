@@ -26,9 +26,11 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint64_t mask, bool write, st
   const std::uint32_t set = hp.set_of(h);  // same set index in every partition (same geometry)
 
   if (write) {
-    if (home != near) {  // the near copy would go stale: drop it
-      const std::uint32_t cw = parts_[near].find(set, line);
-      if (cw != SetAssocArray::kNoWay) parts_[near].invalidate(set, cw);
+    // Copies in partitions other than the writer's near one would go stale: drop them.
+    for (std::uint32_t p = 0; p < partitions_; ++p) {
+      if (p == home || p == near) continue;
+      const std::uint32_t cw = parts_[p].find(set, line);
+      if (cw != SetAssocArray::kNoWay) parts_[p].invalidate(set, cw);
     }
     bool hit = false;
     const std::uint32_t way = hp.find_or_insert(set, line, tensor, hit, out.writeback[0]);
@@ -39,6 +41,12 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint64_t mask, bool write, st
     hp.set_dirty_mask(set, way, hp.dirty_mask(set, way) | mask);
     hp.tensor(set, way) = tensor;
     out.partition = home;
+    if (home != near) {  // the writer's near partition keeps a clean copy of what it wrote
+      SetAssocArray& np = parts_[near];
+      bool copy_hit = false;
+      const std::uint32_t cw = np.find_or_insert(set, line, tensor, copy_hit, out.writeback[1]);
+      np.set_valid_mask(set, cw, np.valid_mask(set, cw) | mask);
+    }
     return out;
   }
 

@@ -1,9 +1,14 @@
 // The L2 as a functional cache: `partitions` partitions of set-associative LRU arrays of 128-B
 // lines with 32-B sectors, write-back + write-allocate; no coherence protocol, no MSHR merging.
-// Partitions (H100/H200: two): every line has a home partition from an address hash. An SM reads
-// its near partition first; a line homed in the far partition is looked up there on a near
-// miss and a copy is then kept in the near partition too (the copy is clean; writes go to the
-// home line and drop the copy). So one SM sees about half the L2 as near capacity.
+// Partitions (A100/H100/H200: two): every line has a home partition from an address hash. Each
+// partition caches the data of the SMs attached to it ("each L2 partition localizes and caches
+// data for memory accesses from SMs in the GPCs directly connected to the partition", A100 and
+// H100 whitepapers). An SM reads its near partition first; a line homed in the far partition is
+// looked up there on a near miss and a copy is then kept in the near partition too. A write goes
+// to the home line (which holds the dirty sectors and writes them back) and, from a far SM, also
+// leaves a clean copy of the written sectors in the writer's near partition; copies in any other
+// partition are dropped. So a line used from the far side takes two ways, and one SM sees about
+// half the L2 as near capacity.
 #pragma once
 
 #include <cstdint>

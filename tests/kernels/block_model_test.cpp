@@ -154,7 +154,10 @@ TEST(BlockModel, StaysCloseToTheLineModelOnPresets) {
 // With few sets the block model's coarser replacement shows: an L2 of 2 MiB on h200 (32 sets of
 // 2 KiB units per partition) on every kernel of the aligned grid. Measured: time within 10 %,
 // DRAM within 18 %, L2 bytes within 2 % (docs/performance.md: do not use the block model to study
-// small caches); the test fails if it gets worse than 12 / 20 / 2.5 %.
+// small caches); the test fails if it gets worse than 12 / 20 / 2.5 %. Since far writes leave a
+// copy in the writer's near partition (l2_cache.h), flash1 fwd's time differs by 14.1 % (its
+// O, m, l read-modify-write per step; DRAM -0.8 %), the other kernels stay within 5.1 %: time
+// bound 16 % for flash1 fwd, 12 % for the rest.
 TEST(BlockModel, SmallL2ShowsTheCoarserReplacement) {
   const core::DeviceSpec line = config::load_device("h200", {{"l2.capacity_bytes", "2 MiB"}});
   const core::DeviceSpec block =
@@ -170,7 +173,8 @@ TEST(BlockModel, SmallL2ShowsTheCoarserReplacement) {
     w.num_splits = 0;
     const auto d = line_vs_block(w, line, block);
     const std::string what = w.kernel + (w.causal ? " causal " : " ") + std::string(core::to_string(w.pass));
-    EXPECT_LT(std::abs(d.time), 0.12) << what << ": time " << 100 * d.time << " %";
+    const double time_bound = w.kernel == "flash1" && !w.causal && w.pass == core::Pass::kFwd ? 0.16 : 0.12;
+    EXPECT_LT(std::abs(d.time), time_bound) << what << ": time " << 100 * d.time << " %";
     EXPECT_LT(std::abs(d.dram), 0.20) << what << ": DRAM " << 100 * d.dram << " %";
     EXPECT_LT(std::abs(d.lts), 0.025) << what << ": L2 bytes " << 100 * d.lts << " %";
   }
