@@ -292,6 +292,24 @@ TEST(CompareReport, RowsCarrySignedErrorsOfMetricsBothSidesHave) {
   EXPECT_NEAR(time.rel_error, -0.15, 1e-12);
 }
 
+TEST(CompareReport, DramTotalIsReadPlusWriteWhereBothSidesHaveBothDirections) {
+  const auto measured = io::NcuCsvReader::read_file(kExcerpt);
+  auto fixture = excerpt_points();
+  // QK^T of the first point also reports its writes: half the measured 39,866,368 B.
+  fixture[0].kernels[0].metrics.emplace_back("dram__bytes_write.sum", 39866368 * 0.5);
+  const auto points = read_fixture("dram_total.h5", fixture);
+  const CompareReport report(measured, points, CompareMatcher::match(measured, points));
+  std::vector<const MetricComparison*> totals;
+  for (const auto& r : report.rows())
+    if (r.metric == "dram__bytes.sum") totals.push_back(&r);
+  ASSERT_EQ(totals.size(), 1u);  // only where both sides have both directions
+  EXPECT_EQ(report.rows()[0].metric, "dram__bytes.sum");  // listed first
+  EXPECT_DOUBLE_EQ(totals[0]->measured, 16801792.0 + 39866368.0);
+  EXPECT_DOUBLE_EQ(totals[0]->simulated, 16801792 * 1.05 + 39866368 * 0.5);
+  EXPECT_NEAR(totals[0]->rel_error, (16801792 * 0.05 - 39866368 * 0.5) / (16801792.0 + 39866368.0), 1e-12);
+  EXPECT_DOUBLE_EQ(CompareReport::target_for("dram__bytes.sum"), 0.10);
+}
+
 TEST(CompareReport, SummaryAndRankingOverTheExcerpt) {
   const auto measured = io::NcuCsvReader::read_file(kExcerpt);
   const auto points = read_fixture("summary.h5", excerpt_points());
