@@ -17,16 +17,17 @@
 // publish (cuda_occupancy.h assumes the largest). attnsim uses a rule fitted to the 27 launches
 // of reference/h200/kernels.csv (each reports launch__shared_mem_config_size), which it
 // reproduces exactly, carve-out and all four limits (tests/core/occupancy_test.cpp):
-//   slots = min(warp limit, block limit)     (registers do not enter the choice)
-//   want  = min((slots + 1) * alloc, shared_mem_per_sm / 2), at least one block's alloc
-//   carve-out = the smallest supported carve-out >= want.
-// So the driver sizes for one block more than the warp and block slots allow, but stops at half
-// the SM's shared memory (cuda_occupancy.h's SHAREDMEM_CARVEOUT_HALF, rounded up to a supported
-// size) unless a single block needs more. Evidence: a kernel without shared memory, 4 warps,
-// register limit 10 or 6, gets 32 KiB (the slots rule: 17 x 1 KiB), not the 8-16 KiB the
-// register limit would need; FlashAttention-2 blocks of 48 and 64 KiB (register limit 2) both
-// get 132 KiB (the half-SM cap), although 100 KiB holds two 49 KiB blocks. A variant sizing
-// slots * (alloc + reserve) fits the same 27 launches; nothing measured here separates the two.
+//   keep  = min(warp, register, block limits) * alloc   (never lower occupancy below them)
+//   slots = min(warp limit, block limit)                 (threads and block slots only)
+//   want  = max(keep, min((slots + 1) * alloc, shared_mem_per_sm / 2), alloc)
+//   carve-out = the smallest supported carve-out >= want (the largest if none is).
+// So beyond what the other limits need, the driver sizes for one block more than the warp and
+// block slots allow, up to half the SM's shared memory (cuda_occupancy.h's SHAREDMEM_CARVEOUT_HALF,
+// rounded up to a supported size). Evidence: a kernel without shared memory, 4 warps, register
+// limit 10 or 6, gets 32 KiB (17 x 1 KiB), not the 8-16 KiB its occupancy needs; FlashAttention-2
+// blocks of 48 and 64 KiB (register limit 2) both get 132 KiB (the half-SM term), although
+// 100 KiB holds two 49 KiB blocks. A variant sizing slots * (alloc + reserve) fits the same 27
+// launches; nothing measured here separates the two.
 
 namespace attnsim::core {
 
@@ -112,8 +113,9 @@ OccupancyResult compute_occupancy(const SmSpec& sm, const OccupancyInput& in) {
     carveout = *in.carveout_bytes >= smem_alloc ? *in.carveout_bytes : carveout_at_least(smem_alloc);
   } else {
     const std::uint64_t slots = std::min<std::uint64_t>(r.limit_warps, r.limit_blocks);
-    const Bytes want = std::min<Bytes>((slots + 1) * smem_alloc, sm.shared_mem_per_sm_bytes / 2);
-    carveout = carveout_at_least(std::max(smem_alloc, want));
+    const Bytes keep = smem_alloc * std::min<std::uint64_t>(slots, r.limit_registers);
+    const Bytes headroom = std::min<Bytes>((slots + 1) * smem_alloc, sm.shared_mem_per_sm_bytes / 2);
+    carveout = carveout_at_least(std::max({smem_alloc, keep, headroom}));
   }
   r.carveout_bytes = carveout;
   r.limit_shared_mem = smem_limit_for(carveout);

@@ -164,11 +164,21 @@ TEST(Occupancy, DefaultCarveoutHoldsOneBlockMoreThanTheWarpSlots) {
 
 TEST(Occupancy, DefaultCarveoutStopsAtHalfTheSharedMemory) {
   // 4 warps, 255 registers, 48 KiB + 1 KiB reserve = 50176 B: 17 blocks would need 833 KiB; the
-  // choice stops at half of 228 KiB (116736 B), rounded up to the 132 KiB carve-out, which holds
-  // 2 blocks (100 KiB would too, but is not what the driver picked: kernels.csv, d = 64 flash).
+  // headroom stops at half of 228 KiB (116736 B), rounded up to the 132 KiB carve-out, which holds
+  // 2 blocks, all the registers allow (100 KiB would too, but is not what the driver picked:
+  // kernels.csv, d = 64 flash).
   const auto r = compute_occupancy(h200_sm(), {128, 255, 49152, std::nullopt});
   EXPECT_EQ(r.carveout_bytes, 132u * 1024);
   EXPECT_EQ(r.limit_shared_mem, 2u);
+}
+
+TEST(Occupancy, DefaultCarveoutNeverLowersOccupancyBelowTheOtherLimits) {
+  // 4 warps, 32 registers (16 blocks by registers and by warps), 32 KiB + 1 KiB reserve each:
+  // half the SM would hold 3; the choice takes the largest carve-out instead, 6 blocks.
+  const auto r = compute_occupancy(h200_sm(), {128, 32, 32768, std::nullopt});
+  EXPECT_EQ(r.limit_registers, 16u);
+  EXPECT_EQ(r.carveout_bytes, 228u * 1024);
+  EXPECT_EQ(r.limit_shared_mem, 6u);
 }
 
 TEST(Occupancy, DefaultCarveoutExceedsHalfWhenOneBlockNeedsIt) {
