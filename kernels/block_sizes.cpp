@@ -13,4 +13,23 @@ Flash1Blocks flash1_block_sizes(core::Bytes sram_bytes, std::uint64_t head_dim, 
   return b;
 }
 
+core::Bytes flash1_tile_bytes(const Flash1Blocks& b, std::uint64_t head_dim, core::Bytes bytes_per_value,
+                              bool backward) {
+  return (2 * b.b_c + (backward ? 4 : 2) * b.b_r) * head_dim * bytes_per_value;
+}
+
+core::Bytes flash1_largest_fitting_sram(core::Bytes limit, std::uint64_t head_dim, core::Bytes bytes_per_value,
+                                        bool backward) {
+  if (head_dim == 0 || bytes_per_value == 0) return 0;
+  // Tiles are a multiple of d·v: they fit iff 2·B_c + k·B_r <= q.
+  const std::uint64_t q = limit / (head_dim * bytes_per_value), k = backward ? 4 : 2;
+  std::uint64_t b_c = 0;
+  if (q >= k * head_dim + 2 * (head_dim + 1)) {
+    b_c = (q - k * head_dim) / 2;  // B_c > d, so B_r = d
+  } else {
+    b_c = std::min(q / (2 + k), head_dim);  // B_c <= d, so B_r = B_c
+  }
+  return 4 * head_dim * b_c * bytes_per_value;
+}
+
 }  // namespace attnsim::kernels

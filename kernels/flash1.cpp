@@ -234,10 +234,16 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
   if (w.block_m == 0 || w.block_n == 0) {
     core::Bytes m_bytes = w.sram_bytes;
     if (m_bytes == 0) {
-      // Default M: what one CTA may hold, rounded down to a multiple of 4·d values so the four
-      // tiles K_j, V_j, Q_i, O_i (≤ 4·B_c·d values) fit in it.
-      const std::uint64_t unit = 4 * w.head_dim;
-      m_bytes = (KernelDefaults::smem_limit(device) / v) / unit * unit * v;
+      // Default M: the on-chip SRAM per SM, as the paper defines M (192 KB on the A100). Where
+      // its blocks' tiles (forward, and backward for fwdbwd) exceed what one CTA may allocate,
+      // the largest M whose tiles fit instead (docs/kernels.md).
+      const bool backward = w.pass == core::Pass::kFwdBwd;
+      m_bytes = KernelDefaults::onchip_sram_per_sm(device);
+      if (flash1_tile_bytes(flash1_block_sizes(m_bytes, w.head_dim, v), w.head_dim, v, backward) >
+          KernelDefaults::smem_limit(device)) {
+        const core::Bytes fit = flash1_largest_fitting_sram(KernelDefaults::smem_limit(device), w.head_dim, v, backward);
+        if (fit > 0) m_bytes = fit;  // else nothing fits: the check below names the tiles
+      }
       w.sram_bytes = m_bytes;
     }
     const Flash1Blocks b = flash1_block_sizes(m_bytes, w.head_dim, v);
@@ -246,7 +252,7 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
   }
   if (w.warps == 0) w.warps = 4;
   if (w.stages == 0) w.stages = 1;
-  const core::Bytes tiles = (2 * w.block_n + 2 * w.block_m) * w.head_dim * v;
+  const core::Bytes tiles = flash1_tile_bytes({w.block_m, w.block_n}, w.head_dim, v, false);
   const std::string what = "flash1 blocks B_r=" + std::to_string(w.block_m) + ", B_c=" + std::to_string(w.block_n);
   if (w.smem_per_cta == 0) {
     KernelDefaults::check_smem(tiles, device, in.sram_bytes ? "sram_bytes" : "block_n", what);

@@ -33,6 +33,11 @@ core::Bytes KernelDefaults::smem_limit(const core::DeviceSpec& device) {
   return device.sm.shared_mem_per_block_optin_bytes;
 }
 
+core::Bytes KernelDefaults::onchip_sram_per_sm(const core::DeviceSpec& device) {
+  if (device.kind == core::DeviceKind::kScratchpad) return device.scratchpad.sram_bytes_per_core;
+  return device.sm.l1_shared_total_bytes ? device.sm.l1_shared_total_bytes : device.sm.shared_mem_per_sm_bytes;
+}
+
 void KernelDefaults::check_smem(core::Bytes need, const core::DeviceSpec& device, const std::string& key,
                                 const std::string& what) {
   const core::Bytes limit = smem_limit(device);

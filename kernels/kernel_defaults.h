@@ -19,6 +19,12 @@ class KernelDefaults {
   // The most shared memory one CTA may use: opt-in limit per block (GPU) or SRAM per core.
   static core::Bytes smem_limit(const core::DeviceSpec& device);
 
+  // On-chip SRAM per SM as FlashAttention defines its M (arXiv 2205.14135 §2.1: the A100 has
+  // "192 KB of on-chip SRAM per each of 108 SMs"): the unified L1 / shared-memory storage,
+  // sm.l1_shared_total_bytes (shared_mem_per_sm_bytes where a device leaves it 0), or the SRAM
+  // per core of a scratchpad device. On a GPU one CTA can allocate less than this (smem_limit).
+  static core::Bytes onchip_sram_per_sm(const core::DeviceSpec& device);
+
   // Throws ConfigError naming `key` when `need` exceeds smem_limit(device).
   static void check_smem(core::Bytes need, const core::DeviceSpec& device, const std::string& key,
                          const std::string& what);
