@@ -74,6 +74,11 @@ LaunchSimulator::LaunchSimulator(const core::DeviceSpec& device, const core::Ker
   // Block model: credits come back per tracking unit at least (fewer events).
   const core::Bytes grain = std::max<core::Bytes>(line, memory_.unit_bytes());
   chunk_bytes_ = smallest ? std::max<core::Bytes>(grain, smallest / 4) : std::numeric_limits<core::Bytes>::max();
+  credit_limit_ = smallest ? smallest : std::numeric_limits<core::Bytes>::max();
+  // A CTA out of credits resumes once kResumeLines lines of room are back (credit_need), so
+  // that returned credits coalesce instead of fragmenting into one-line chunks.
+  resume_bytes_ = smallest ? std::min(std::max<core::Bytes>(line, smallest / 4), kResumeLines * line)
+                           : std::numeric_limits<core::Bytes>::max();
   l1_for_sync_loads_ = device.kind == core::DeviceKind::kGpu && device.sm.l1_caches_global_loads;
 
   const double clock = device.clock_ghz;
@@ -161,12 +166,22 @@ void LaunchSimulator::return_credit(std::uint32_t slot, core::Bytes bytes, doubl
   Sm& sm = sms_[s.sm];
   s.inflight -= bytes;
   sm.inflight -= bytes;
-  if (s.waiting_credit) advance(slot, now);
+  if (s.waiting_credit && credit_room(s, sm) >= s.credit_need) advance(slot, now);
   if (sm_credit_) {  // another CTA on this SM may be waiting for the SM's allowance
     const std::uint32_t base = s.sm * slots_per_sm_;
-    for (std::uint32_t k = 0; k < slots_per_sm_; ++k)
-      if (slots_[base + k].waiting_credit && base + k != slot) advance(base + k, now);
+    for (std::uint32_t k = 0; k < slots_per_sm_; ++k) {
+      Slot& o = slots_[base + k];
+      if (o.waiting_credit && base + k != slot && credit_room(o, sm) >= o.credit_need) advance(base + k, now);
+    }
   }
+}
+
+core::Bytes LaunchSimulator::credit_room(const Slot& s, const Sm& sm) const {
+  const core::Bytes cta = cta_credit_ ? (cta_credit_ > s.inflight ? cta_credit_ - s.inflight : 0)
+                                      : std::numeric_limits<core::Bytes>::max();
+  const core::Bytes smr = sm_credit_ ? (sm_credit_ > sm.inflight ? sm_credit_ - sm.inflight : 0)
+                                     : std::numeric_limits<core::Bytes>::max();
+  return std::min(cta, smr);
 }
 
 bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
@@ -234,6 +249,12 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
   }
   if (chunk > 0) queue_.push(chunk_done, EventKind::kCredit, slot, chunk);
   if (s.load_row < rows) {
+    // Resume when kResumeLines lines of room are back (or the rest of the load, if less), so
+    // that returned credits coalesce instead of splitting into ever smaller chunks. Each term
+    // is at least the piece that did not fit and at most the smallest allowance, all of which
+    // comes back once this SM's loads in flight complete: the CTA always resumes.
+    const core::Bytes left = static_cast<core::Bytes>(rows - s.load_row) * row_bytes - s.load_off;
+    s.credit_need = std::min({resume_bytes_, credit_limit_, left});
     s.waiting_credit = true;
     return false;
   }

@@ -8,8 +8,10 @@
 // SM's LSU (load_bytes_per_cycle) and timed analytically through L1/L2/HBM (MemorySystem); a
 // CTA may hold at most warps * max_inflight_bytes_per_warp bytes in flight and an SM at most
 // max_inflight_bytes_per_sm, so achieved bandwidth is in-flight bytes / latency. Credits come
-// back per chunk (a quarter of the allowance) by one kCredit event, so a streaming CTA costs
-// about four events per allowance of bytes; a load that fits in its credits costs no event.
+// back per chunk (a quarter of the allowance) by one kCredit event; a CTA out of credits resumes
+// only once kResumeLines lines of room are free again (not at every returned chunk), so returned
+// credits coalesce instead of fragmenting into one-line chunks: a streaming CTA costs about 0.2
+// events per line; a load that fits in its credits costs no event.
 #pragma once
 
 #include <array>
@@ -32,6 +34,7 @@ class LaunchSimulator {
  public:
   static constexpr std::uint32_t kMaxAsyncGroups = 64;  // committed, not yet waited-for groups
   static constexpr double kBarrierCycles = 4;           // __syncthreads of a resident CTA
+  static constexpr core::Bytes kResumeLines = 3;        // credit room a waiting CTA resumes at
 
   // Throws core::ConfigError if a CTA cannot be placed on the device at all.
   LaunchSimulator(const core::DeviceSpec& device, const core::KernelLaunch& launch,
@@ -64,6 +67,7 @@ class LaunchSimulator {
     std::array<double, kMaxAsyncGroups> groups{};
     std::uint32_t group_head = 0, group_count = 0;
     core::Bytes inflight = 0;
+    core::Bytes credit_need = 0;  // waiting_credit: room needed before the CTA resumes
   };
   struct Sample {
     double t = 0;
@@ -76,6 +80,7 @@ class LaunchSimulator {
   void issue_store(Slot& s, const core::TileOp& op, double now);
   void retire(std::uint32_t slot, double now);
   void return_credit(std::uint32_t slot, core::Bytes bytes, double now);
+  core::Bytes credit_room(const Slot& s, const Sm& sm) const;  // min(CTA, SM) allowance left
   void set_warps(Sm& sm, std::uint32_t warps, double now);
   void take_sample(double now);
   void note_progress();
@@ -94,6 +99,8 @@ class LaunchSimulator {
   core::Bytes cta_credit_ = 0;  // 0 = unlimited
   core::Bytes sm_credit_ = 0;   // 0 = unlimited
   core::Bytes chunk_bytes_ = 0;
+  core::Bytes credit_limit_ = 0;  // smallest allowance (max = unlimited)
+  core::Bytes resume_bytes_ = 0;  // room a CTA out of credits waits for (kResumeLines lines)
   bool l1_for_sync_loads_ = false;
 
   MemorySystem memory_;

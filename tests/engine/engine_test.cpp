@@ -104,6 +104,48 @@ TEST(Engine, InFlightLimitMakesBandwidthLatencyBound) {
   EXPECT_NEAR(cycles, 256 * 100.0, 256 * 100.0 * 0.05);
 }
 
+TEST(Engine, ReturnedCreditsCoalesceBeforeAWaitingCtaResumes) {
+  // One 4-warp CTA streams 1 MiB with 4 x 1264 B in flight (h200's per-warp allowance): a CTA
+  // out of credits resumes once three lines of room are back, so the chunks it issues (and the
+  // credit events that return them) do not fragment towards one per line (~0.5 events per line
+  // when every returned chunk resumed the CTA).
+  core::DeviceSpec d = small_gpu();
+  d.l2.capacity_bytes = 0;
+  d.sm.max_inflight_bytes_per_warp = 1264;
+  const auto p = program_of(std::make_unique<ScriptedLaunch>(1, 128, 0, [](std::uint64_t) {
+    std::vector<core::TileOp> ops;
+    for (int i = 0; i < 64; ++i) {  // 64 loads of 16 KiB, waited for two groups behind
+      ops.push_back(load(static_cast<core::Bytes>(i) * 16384, 1, 16384, 0, true));
+      ops.push_back(simple(core::OpKind::kCommit));
+      ops.push_back(simple(core::OpKind::kWait, 2));
+      ops.push_back(simple(core::OpKind::kElementwise, 8192));
+    }
+    return ops;
+  }));
+  const auto r = simulate(d, p).at(0);
+  const double lines = 64.0 * 16384 / 128;
+  EXPECT_EQ(metric(r, "dram__bytes_read.sum"), 64.0 * 16384);
+  EXPECT_LT(metric(r, "attnsim__events"), 0.25 * lines);
+}
+
+TEST(Engine, CtasWaitingForTheSmAllowanceAllResume) {
+  // A small SM allowance shared by 8 CTAs per SM, loads smaller than a chunk and 48-B rows that
+  // straddle lines: every waiting CTA resumes (no deadlock) and every byte is read exactly once.
+  core::DeviceSpec d = small_gpu();
+  d.l2.capacity_bytes = 0;
+  d.sm.max_inflight_bytes_per_warp = 160;
+  d.sm.max_inflight_bytes_per_sm = 400;
+  const auto p = program_of(std::make_unique<ScriptedLaunch>(64, 32, 0, [](std::uint64_t cta) {
+    const core::Bytes base = cta * 8192;
+    return std::vector<core::TileOp>{load(base + 40, 37, 48, 80, true), simple(core::OpKind::kCommit),
+                                     load(base + 4000, 1, 100, 0, false), load(base + 5000, 3, 1000, 1024, true),
+                                     simple(core::OpKind::kCommit), simple(core::OpKind::kWait, 0)};
+  }));
+  const auto r = simulate(d, p).at(0);
+  EXPECT_EQ(metric(r, "launch__grid_size"), 64.0);
+  EXPECT_EQ(metric(r, "dram__bytes_read.sum"), 64.0 * (37 * 48 + 100 + 3 * 1000));
+}
+
 TEST(Engine, CtaNeedingMoreSharedMemoryThanAnSmIsAConfigError) {
   const auto p = program_of(std::make_unique<ScriptedLaunch>(1, 128, 1 << 20, [](std::uint64_t) {
     return std::vector<core::TileOp>{simple(core::OpKind::kBarrier)};
