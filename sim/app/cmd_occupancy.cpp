@@ -28,8 +28,14 @@ const char* const kUsage =
     "  registers:  per warp ceil(R x 32 / 256) x 256, allocated in each of the 4 sub-partitions\n"
     "  shared mem: per block ceil((BYTES + reserved) / 128) x 128 out of the carve-out\n"
     "  blocks:     the device's resident-block limit\n"
-    "Without --carveout the carve-out is the smallest the device supports that does not lower\n"
-    "occupancy below the other limits (the driver's choice). DEV is a preset name or a YAML path.";
+    "Without --carveout the carve-out is the driver's choice, which NVIDIA does not publish; attnsim\n"
+    "uses a rule fitted to the 27 H200 launches of tests/data/reference/kernels.csv: the smallest\n"
+    "carve-out the device supports that holds the largest of\n"
+    "  one block,\n"
+    "  min(warp, register, block limits) blocks  (never lower occupancy below the other limits),\n"
+    "  min(warp, block limits) + 1 blocks        (one block more than the warp/block slots allow),\n"
+    "                                            capped at half the SM's shared memory\n"
+    "(the largest usable carve-out if none holds it). DEV is a preset name or a YAML path.";
 
 std::uint64_t non_negative(std::int64_t v, const char* flag) {
   if (v < 0) throw core::ConfigError(core::ConfigProblem{"", 0, flag, "must not be negative"});

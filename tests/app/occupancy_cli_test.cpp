@@ -146,6 +146,10 @@ TEST(OccupancyCli, HelpExitsZero) {
   const auto r = run({"occupancy", "--help"});
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("--threads"), std::string::npos);
+  // The default carve-out rule of core::compute_occupancy (76e6dc6, e7b045d), not the older
+  // "smallest that does not lower occupancy" alone.
+  EXPECT_NE(r.out.find("one block more than the warp/block slots allow"), std::string::npos);
+  EXPECT_NE(r.out.find("capped at half the SM's shared memory"), std::string::npos);
 }
 
 }  // namespace
