@@ -10,8 +10,10 @@ L2-capacity column if the sweep varies it). Reference slopes, drawn as absolute 
 × batch × heads × bytes per value:
   N^2        — the score matrix written once (standard attention's Θ(N^2) term),
   N^2 d^2/M  — FlashAttention's Θ(N^2 d^2 / M) term, M = on-chip SRAM in elements
-               (--sram-bytes, else the point's sram_bytes, else the device preset's shared
-               memory per block) / bytes per value.
+               (--sram-bytes, else the point's sram_bytes, else flash1's default: the
+               preset's on-chip SRAM per SM, sm.l1_shared_total_bytes, or the scratchpad's
+               SRAM per core; flash1 falls back to a smaller M only when its tiles would not
+               fit a block, see docs/kernels.md) / bytes per value.
 """
 import argparse
 import os
@@ -42,7 +44,10 @@ def sram_elements(res, row, override, bpv):
     try:
         spec = ar.load_device(str(dev))
         sm = spec.get("sm", {})
-        m = sm.get("shared_mem_per_block_optin_bytes") or spec.get("scratchpad", {}).get("sram_bytes_per_core")
+        if spec.get("kind") == "scratchpad":
+            m = spec.get("scratchpad", {}).get("sram_bytes_per_core")
+        else:
+            m = sm.get("l1_shared_total_bytes") or sm.get("shared_mem_per_sm_bytes")
         return float(m) / bpv if m else None
     except (OSError, ImportError):
         return None
