@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # Markdown tables for experiments/h200_validation/README.md from `attnsim compare --json`:
-# one row per measured kernel (DRAM read/write, L2 bytes, time, occupancy limits: relative
+# one row per measured kernel (DRAM read + write, read, write, L2 bytes, time, occupancy limits: relative
 # error sim/measured - 1), then the per-metric summary and the time-rank Spearman rho.
 # Usage: attnsim compare ... --json | python3 experiments/h200_validation/table.py
 import json
 import sys
 
-COLS = [("dram__bytes_read.sum", "DRAM read"), ("dram__bytes_write.sum", "DRAM write"),
+COLS = [("dram__bytes.sum", "DRAM r+w"), ("dram__bytes_read.sum", "DRAM read"), ("dram__bytes_write.sum", "DRAM write"),
         ("lts__t_bytes.sum", "L2 bytes"), ("gpu__time_duration.sum", "time")]
 OCC = ["launch__occupancy_limit_blocks", "launch__occupancy_limit_registers",
        "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps"]
