@@ -74,9 +74,9 @@ LaunchSimulator::LaunchSimulator(const core::DeviceSpec& device, const core::Ker
   // Block model: credits come back per tracking unit at least (fewer events).
   const core::Bytes grain = std::max<core::Bytes>(line, memory_.unit_bytes());
   chunk_bytes_ = smallest ? std::max<core::Bytes>(grain, smallest / 4) : std::numeric_limits<core::Bytes>::max();
-  credit_limit_ = smallest ? smallest : std::numeric_limits<core::Bytes>::max();
   // A CTA out of credits resumes once kResumeLines lines of room are back (credit_need), so
-  // that returned credits coalesce instead of fragmenting into one-line chunks.
+  // that returned credits coalesce instead of fragmenting into one-line chunks. Never more than
+  // the smallest allowance (which is at least a line).
   resume_bytes_ = smallest ? std::min(std::max<core::Bytes>(line, smallest / 4), kResumeLines * line)
                            : std::numeric_limits<core::Bytes>::max();
   l1_for_sync_loads_ = device.kind == core::DeviceKind::kGpu && device.sm.l1_caches_global_loads;
@@ -193,8 +193,6 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
   const bool block = memory_.block_model();
   const bool limited = (cta_credit_ || sm_credit_) && !op.bulk;
   const bool via_l1 = l1_for_sync_loads_ && !op.async;
-  const core::Bytes cta_cap = cta_credit_ ? cta_credit_ : std::numeric_limits<core::Bytes>::max();
-  const core::Bytes sm_cap = sm_credit_ ? sm_credit_ : std::numeric_limits<core::Bytes>::max();
   // Block model: a tile whose rows are contiguous is one long row, so requests span rows.
   const bool merge = block && op.row_stride == op.row_bytes;
   const std::uint32_t rows = merge ? 1 : op.rows;
@@ -207,17 +205,13 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
     const core::Bytes a = op.addr + static_cast<core::Bytes>(s.load_row) * op.row_stride + s.load_off;
     core::Bytes piece = std::min<core::Bytes>(unit - a % unit, row_bytes - s.load_off);
     if (limited) {
-      if (!block) {
-        if (s.inflight + piece > cta_cap || sm.inflight + piece > sm_cap) break;
-      } else {
+      const core::Bytes room = credit_room(s, sm);
+      if (room < piece) {
+        if (!block) break;
         // Block model: take as many whole lines of the unit as the allowances have room for.
-        const core::Bytes room = std::min(cta_cap > s.inflight ? cta_cap - s.inflight : 0,
-                                          sm_cap > sm.inflight ? sm_cap - sm.inflight : 0);
-        if (room < piece) {
-          const core::Bytes end = (a + room) / line * line;
-          if (end <= a) break;
-          piece = end - a;
-        }
+        const core::Bytes end = (a + room) / line * line;
+        if (end <= a) break;
+        piece = end - a;
       }
       s.inflight += piece;
       sm.inflight += piece;
@@ -254,7 +248,7 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
     // is at least the piece that did not fit and at most the smallest allowance, all of which
     // comes back once this SM's loads in flight complete: the CTA always resumes.
     const core::Bytes left = static_cast<core::Bytes>(rows - s.load_row) * row_bytes - s.load_off;
-    s.credit_need = std::min({resume_bytes_, credit_limit_, left});
+    s.credit_need = std::min(resume_bytes_, left);
     s.waiting_credit = true;
     return false;
   }

@@ -99,7 +99,6 @@ class LaunchSimulator {
   core::Bytes cta_credit_ = 0;  // 0 = unlimited
   core::Bytes sm_credit_ = 0;   // 0 = unlimited
   core::Bytes chunk_bytes_ = 0;
-  core::Bytes credit_limit_ = 0;  // smallest allowance (max = unlimited)
   core::Bytes resume_bytes_ = 0;  // room a CTA out of credits waits for (kResumeLines lines)
   bool l1_for_sync_loads_ = false;
 
