@@ -17,16 +17,13 @@ class BandwidthServer {
   double serve(double arrival, double units) {
     const double start = std::max(arrival, free_at_);
     free_at_ = start + units * cycles_per_unit_;
-    busy_ += units * cycles_per_unit_;
     return free_at_;
   }
   double free_at() const { return free_at_; }
-  double busy_cycles() const { return busy_; }
 
  private:
   double cycles_per_unit_ = 0;
   double free_at_ = 0;
-  double busy_ = 0;
 };
 
 }  // namespace attnsim::engine

@@ -4,11 +4,11 @@
 // configured bandwidth, which is calibrated to measured streaming rather than the datasheet).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "sim/core/device_spec.h"
-#include "sim/engine/bandwidth_server.h"
 
 namespace attnsim::engine {
 
@@ -18,17 +18,46 @@ class Hbm {
 
   // A read of `bytes` at `addr` arriving at time `t` (SM cycles); returns when the data is
   // back at the requester: channel queueing + transfer + latency_cycles.
-  double read(double t, core::Bytes addr, core::Bytes bytes);
+  double read(double t, core::Bytes addr, core::Bytes bytes) {
+    bytes_read_ += bytes;
+    return serve(channel_of(addr), t, bytes) + latency_;
+  }
   // A write (write-back or uncached store): occupies the channel, returns when it is done.
-  double write(double t, core::Bytes addr, core::Bytes bytes);
+  double write(double t, core::Bytes addr, core::Bytes bytes) {
+    bytes_written_ += bytes;
+    return serve(channel_of(addr), t, bytes);
+  }
+  // One read (or write) per `granule_bytes` granule from `base` whose group of
+  // `sectors_per_granule` bits in `mask` is not empty, of its sectors' bytes, all arriving at
+  // `t`; returns when the last is done (as read / write would, one granule at a time).
+  double transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32_t sectors_per_granule,
+                  core::Bytes granule_bytes, core::Bytes sector_bytes, bool write);
 
-  std::uint32_t channel_of(core::Bytes addr) const;
+  std::uint32_t channel_of(core::Bytes addr) const {
+    // Hash all address bits above the interleave into the channel index, as memory controllers
+    // do, so that strides and CTAs walking in lockstep do not pile onto a few channels.
+    std::uint64_t x = interleave_shift_ >= 0 ? addr >> interleave_shift_ : addr / interleave_bytes_;
+    x ^= x >> 31;
+    x *= 0x7fb5d329728ea185ull;
+    x ^= x >> 27;
+    x *= 0x81dadef4bc2dd44dull;
+    x ^= x >> 33;
+    return static_cast<std::uint32_t>(channel_mask_ ? x & channel_mask_ : x % free_.size());
+  }
   core::Bytes bytes_read() const { return bytes_read_; }
   core::Bytes bytes_written() const { return bytes_written_; }
-  std::uint32_t channels() const { return static_cast<std::uint32_t>(channels_.size()); }
+  std::uint32_t channels() const { return static_cast<std::uint32_t>(free_.size()); }
 
  private:
-  std::vector<BandwidthServer> channels_;
+  // Channel `c` moves `bytes` from max(arrival, its free time); returns when it is done.
+  double serve(std::uint32_t c, double t, core::Bytes bytes) {
+    const double start = std::max(t, free_[c]);
+    free_[c] = start + static_cast<double>(bytes) * cycles_per_byte_;
+    return free_[c];
+  }
+
+  std::vector<double> free_;          // per channel: when it is free again
+  double cycles_per_byte_ = 0;        // per channel (all channels alike)
   core::Bytes interleave_bytes_;
   int interleave_shift_ = -1;        // log2(interleave_bytes_) when a power of two
   std::uint64_t channel_mask_ = 0;   // channels - 1 when a power of two above one

@@ -167,11 +167,19 @@ void LaunchSimulator::return_credit(std::uint32_t slot, core::Bytes bytes, doubl
   s.inflight -= bytes;
   sm.inflight -= bytes;
   if (s.waiting_credit && credit_room(s, sm) >= s.credit_need) advance(slot, now);
-  if (sm_credit_) {  // another CTA on this SM may be waiting for the SM's allowance
+  if (sm_credit_ && sm.waiting > 0) {  // another CTA on this SM may wait for the SM's allowance
     const std::uint32_t base = s.sm * slots_per_sm_;
-    for (std::uint32_t k = 0; k < slots_per_sm_; ++k) {
-      Slot& o = slots_[base + k];
-      if (o.waiting_credit && base + k != slot && credit_room(o, sm) >= o.credit_need) advance(base + k, now);
+    if (slots_per_sm_ <= 64) {  // visit only the waiting slots, in slot order
+      for (std::uint64_t m = sm.waiting_mask & ~(std::uint64_t{1} << (slot - base)); m != 0; m &= m - 1) {
+        const std::uint32_t k = static_cast<std::uint32_t>(__builtin_ctzll(m));
+        Slot& o = slots_[base + k];
+        if (o.waiting_credit && credit_room(o, sm) >= o.credit_need) advance(base + k, now);
+      }
+    } else {
+      for (std::uint32_t k = 0; k < slots_per_sm_; ++k) {
+        Slot& o = slots_[base + k];
+        if (o.waiting_credit && base + k != slot && credit_room(o, sm) >= o.credit_need) advance(base + k, now);
+      }
     }
   }
 }
@@ -200,10 +208,10 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
   core::Bytes chunk = 0;
   double chunk_done = now;
   const std::uint32_t rows_ahead =
-      static_cast<std::uint32_t>((8 * unit + row_bytes - 1) / std::max<core::Bytes>(1, row_bytes));
+      rows > 1 ? static_cast<std::uint32_t>((8 * unit + row_bytes - 1) / std::max<core::Bytes>(1, row_bytes)) : 1;
   while (s.load_row < rows) {
     const core::Bytes a = op.addr + static_cast<core::Bytes>(s.load_row) * op.row_stride + s.load_off;
-    core::Bytes piece = std::min<core::Bytes>(unit - a % unit, row_bytes - s.load_off);
+    core::Bytes piece = std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - s.load_off);
     if (limited) {
       const core::Bytes room = credit_room(s, sm);
       if (room < piece) {
@@ -250,6 +258,8 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
     const core::Bytes left = static_cast<core::Bytes>(rows - s.load_row) * row_bytes - s.load_off;
     s.credit_need = std::min(resume_bytes_, left);
     s.waiting_credit = true;
+    ++sm.waiting;
+    if (slots_per_sm_ <= 64) sm.waiting_mask |= std::uint64_t{1} << (slot - s.sm * slots_per_sm_);
     return false;
   }
   return true;
@@ -257,7 +267,6 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
 
 void LaunchSimulator::issue_store(Slot& s, const core::TileOp& op, double now) {
   Sm& sm = sms_[s.sm];
-  const core::Bytes unit = memory_.unit_bytes();
   const bool merge = memory_.block_model() && op.row_stride == op.row_bytes;
   const std::uint32_t rows = merge ? 1 : op.rows;
   const core::Bytes row_bytes = merge ? op.row_bytes * op.rows : op.row_bytes;
@@ -265,7 +274,7 @@ void LaunchSimulator::issue_store(Slot& s, const core::TileOp& op, double now) {
     core::Bytes off = 0;
     while (off < row_bytes) {
       const core::Bytes a = op.addr + static_cast<core::Bytes>(r) * op.row_stride + off;
-      const core::Bytes piece = std::min<core::Bytes>(unit - a % unit, row_bytes - off);
+      const core::Bytes piece = std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - off);
       const double issue = sm.lsu.serve(now, static_cast<double>(piece));
       memory_.write(issue, s.sm, a, static_cast<std::uint32_t>(piece), op.tensor);
       off += piece;
@@ -275,8 +284,12 @@ void LaunchSimulator::issue_store(Slot& s, const core::TileOp& op, double now) {
 
 void LaunchSimulator::advance(std::uint32_t slot, double now) {
   Slot& s = slots_[slot];
-  s.waiting_credit = false;
   Sm& sm = sms_[s.sm];
+  if (s.waiting_credit) {
+    s.waiting_credit = false;
+    --sm.waiting;
+    if (slots_per_sm_ <= 64) sm.waiting_mask &= ~(std::uint64_t{1} << (slot - s.sm * slots_per_sm_));
+  }
   for (;;) {
     check_progress(now);
     if (s.pc >= s.ops.size()) {

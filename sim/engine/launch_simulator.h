@@ -46,6 +46,8 @@ class LaunchSimulator {
   struct Sm {
     BandwidthServer lsu, tensor, fp32, sfu, smem;
     core::Bytes inflight = 0;
+    std::uint32_t waiting = 0;         // slots of this SM waiting for load credits
+    std::uint64_t waiting_mask = 0;    // which (bit k: the SM's k-th slot; up to 64 slots)
     std::uint32_t warps = 0;
     double warps_integral = 0;  // resident warps x cycles
     double active_cycles = 0;   // cycles with at least one resident CTA

@@ -72,16 +72,7 @@ double MemorySystem::dram_transfer(double t, std::uint64_t unit, std::uint64_t m
     return write ? hbm_.write(t, base, bytes) : hbm_.read(t, base, bytes);
   }
   const std::uint32_t per = static_cast<std::uint32_t>(granule_bytes_ / sector_bytes_);  // sectors per granule
-  const std::uint64_t gmask = per >= 64 ? ~0ull : (1ull << per) - 1;
-  double done = t;
-  for (std::uint32_t g = 0; mask != 0; ++g, mask = per >= 64 ? 0 : mask >> per) {
-    const std::uint64_t m = mask & gmask;
-    if (m == 0) continue;
-    const core::Bytes bytes = static_cast<core::Bytes>(sector_count(m)) * sector_bytes_;
-    const core::Bytes a = base + static_cast<core::Bytes>(g) * granule_bytes_;
-    done = std::max(done, write ? hbm_.write(t, a, bytes) : hbm_.read(t, a, bytes));
-  }
-  return done;
+  return hbm_.transfer(t, base, mask, per, granule_bytes_, sector_bytes_, write);
 }
 
 double MemorySystem::write_back(double t, const Victim& v) {

@@ -53,6 +53,10 @@ class MemorySystem {
   // Largest access: the line, or l2.tracking_bytes in the block model.
   core::Bytes unit_bytes() const { return unit_bytes_; }
   bool block_model() const { return unit_bytes_ != line_bytes_; }
+  // Bytes from `addr` to the end of its unit.
+  core::Bytes unit_rest(core::Bytes addr) const {
+    return unit_bytes_ - (unit_shift_ >= 0 ? addr & (unit_bytes_ - 1) : addr % unit_bytes_);
+  }
   const MemoryCounters& counters() const { return counters_; }
   core::LevelTraffic& traffic() { return traffic_; }
   const Hbm& hbm() const { return hbm_; }

@@ -67,6 +67,13 @@ class SetAssocArray {
   void prefetch(std::uint32_t set) const {
     const std::uint8_t* b = block(set);
     for (std::size_t o = 0; o < stride_; o += 64) __builtin_prefetch(b + o);
+    if (wide_) {  // the set's 64-bit sector masks (a victim's dirty mask is read on a miss)
+      const std::size_t first = slot(set, 0);
+      for (std::size_t i = 0; i < padded_; i += 8) {
+        __builtin_prefetch(&valid64_[first + i]);
+        __builtin_prefetch(&dirty64_[first + i]);
+      }
+    }
   }
   void touch(std::uint32_t set, std::uint32_t way) { stamps(set)[way] = next_stamp(); }
   void invalidate(std::uint32_t set, std::uint32_t way);

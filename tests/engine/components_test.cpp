@@ -60,6 +60,33 @@ TEST(HbmChannel, CountsBytesReadAndWritten) {
   EXPECT_EQ(hbm.bytes_written(), 32u);
 }
 
+// Hbm::transfer (the block model's DRAM requests) is one read / write per granule with sectors
+// to move: the same completion times, channel state and byte counts as the granule-by-granule
+// calls, for whole, partial and empty granules and for reads queued behind earlier ones.
+TEST(HbmChannel, TransferEqualsOneRequestPerGranule) {
+  core::HbmSpec spec = one_channel_hbm();
+  spec.channels = 3;  // not a power of two: the modulo path
+  Hbm a(spec, 1.0), b(spec, 1.0);
+  const std::uint64_t masks[] = {0xffff, 0x0f0f, 0x1001, 0x00f0, 0x8000, 0x0};
+  for (int round = 0; round < 3; ++round)
+    for (std::uint64_t mask : masks) {
+      const bool write = (round + static_cast<int>(mask)) % 2 == 1;
+      const double t = 10.0 * round;
+      const core::Bytes base = 2048 * static_cast<core::Bytes>(round + 1);
+      double want = t;
+      for (std::uint32_t g = 0; g < 4; ++g) {
+        const std::uint64_t m = (mask >> (4 * g)) & 0xf;
+        if (m == 0) continue;
+        const core::Bytes bytes = 32 * static_cast<core::Bytes>(__builtin_popcountll(m));
+        want = std::max(want, write ? b.write(t, base + 128 * g, bytes) : b.read(t, base + 128 * g, bytes));
+      }
+      EXPECT_DOUBLE_EQ(a.transfer(t, base, mask, 4, 128, 32, write), want) << std::hex << mask;
+    }
+  EXPECT_EQ(a.bytes_read(), b.bytes_read());
+  EXPECT_EQ(a.bytes_written(), b.bytes_written());
+  EXPECT_DOUBLE_EQ(a.read(100, 0, 128), b.read(100, 0, 128));  // channel state alike
+}
+
 core::L2Spec tiny_l2(std::uint32_t partitions = 1) {
   core::L2Spec s;
   s.capacity_bytes = 128 * 4 * partitions;  // one set of 4 ways per partition
