@@ -10,16 +10,41 @@ Hbm::Hbm(const core::HbmSpec& spec, double clock_ghz)
   const std::uint32_t n = spec.channels ? spec.channels : 1;
   const double per_channel = spec.bandwidth_gbps / clock_ghz / n;  // bytes per SM cycle
   free_.assign(n, 0.0);
+  channels_ = n;
   cycles_per_byte_ = per_channel > 0 ? 1.0 / per_channel : 0.0;
   interleave_shift_ = std::has_single_bit(interleave_bytes_) ? std::countr_zero(interleave_bytes_) : -1;
   channel_mask_ = n > 1 && std::has_single_bit(n) ? n - 1 : 0;
 }
 
 double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32_t per, core::Bytes granule,
-                     core::Bytes sector, bool write) {
+                     core::Bytes sector, bool write, std::uint32_t group, double* credit_at) {
   const std::uint64_t gmask = per >= 64 ? ~0ull : (1ull << per) - 1;
   double done = t;
   core::Bytes moved = 0;
+  double group_last = t, weighted = 0;  // credit_at: the open group's last completion, sum of bytes x last
+  core::Bytes group_bytes = 0;
+  std::uint32_t in_group = 0;
+  // Whole granules from the first (a missing or written-back whole unit, the common case): no
+  // masks to look at.
+  const std::uint32_t low_ones = mask == ~0ull ? 64 : static_cast<std::uint32_t>(__builtin_ctzll(~mask));
+  if (mask != 0 && (mask & (mask + 1)) == 0 && per < 64 && low_ones % per == 0) {
+    const std::uint32_t n = low_ones / per;
+    const double cost = static_cast<double>(granule) * cycles_per_byte_;
+    const std::uint32_t step = credit_at && group > 0 ? group : n;  // requests per credit group
+    for (std::uint32_t g0 = 0; g0 < n; g0 += step) {
+      const std::uint32_t g1 = std::min(n, g0 + step);
+      double last = t;
+      for (std::uint32_t g = g0; g < g1; ++g) {
+        double& free = free_[channel_of(base + static_cast<core::Bytes>(g) * granule)];
+        free = std::max(t, free) + cost;
+        last = std::max(last, free);
+      }
+      done = std::max(done, last);
+      weighted += static_cast<double>(static_cast<core::Bytes>(g1 - g0) * granule) * last;
+    }
+    moved = static_cast<core::Bytes>(n) * granule;
+    mask = 0;
+  }
   for (core::Bytes a = base; mask != 0; a += granule, mask = per >= 64 ? 0 : mask >> per) {
     const std::uint64_t m = mask & gmask;
     if (m == 0) continue;
@@ -31,15 +56,30 @@ double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32
       bytes = n * sector;
     }
     moved += bytes;
-    done = std::max(done, serve(channel_of(a), t, bytes));
+    const double end = serve(channel_of(a), t, bytes);
+    done = std::max(done, end);
+    if (credit_at) {
+      group_last = std::max(group_last, end);
+      group_bytes += bytes;
+      if (++in_group == group) {
+        weighted += static_cast<double>(group_bytes) * group_last;
+        group_last = t;
+        group_bytes = 0;
+        in_group = 0;
+      }
+    }
   }
-  if (moved == 0) return t;
-  if (write) {
-    bytes_written_ += moved;
-    return done;
+  if (moved == 0) {
+    if (credit_at) *credit_at = t;
+    return t;
   }
-  bytes_read_ += moved;
-  return done + latency_;
+  const double latency = write ? 0.0 : latency_;
+  if (credit_at) {
+    weighted += static_cast<double>(group_bytes) * group_last;
+    *credit_at = weighted / static_cast<double>(moved) + latency;
+  }
+  (write ? bytes_written_ : bytes_read_) += moved;
+  return done + latency;
 }
 
 }  // namespace attnsim::engine

@@ -29,9 +29,12 @@ class Hbm {
   }
   // One read (or write) per `granule_bytes` granule from `base` whose group of
   // `sectors_per_granule` bits in `mask` is not empty, of its sectors' bytes, all arriving at
-  // `t`; returns when the last is done (as read / write would, one granule at a time).
+  // `t`; returns when the last is done (as read / write would, one granule at a time). With
+  // `credit_at`, also the bytes-weighted mean, over consecutive groups of `group` requests, of
+  // each group's last completion (when the bytes would come back in chunks of `group`).
   double transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32_t sectors_per_granule,
-                  core::Bytes granule_bytes, core::Bytes sector_bytes, bool write);
+                  core::Bytes granule_bytes, core::Bytes sector_bytes, bool write, std::uint32_t group = 0,
+                  double* credit_at = nullptr);
 
   std::uint32_t channel_of(core::Bytes addr) const {
     // Hash all address bits above the interleave into the channel index, as memory controllers
@@ -42,11 +45,11 @@ class Hbm {
     x ^= x >> 27;
     x *= 0x81dadef4bc2dd44dull;
     x ^= x >> 33;
-    return static_cast<std::uint32_t>(channel_mask_ ? x & channel_mask_ : x % free_.size());
+    return static_cast<std::uint32_t>(channel_mask_ ? x & channel_mask_ : x % channels_);
   }
   core::Bytes bytes_read() const { return bytes_read_; }
   core::Bytes bytes_written() const { return bytes_written_; }
-  std::uint32_t channels() const { return static_cast<std::uint32_t>(free_.size()); }
+  std::uint32_t channels() const { return static_cast<std::uint32_t>(channels_); }
 
  private:
   // Channel `c` moves `bytes` from max(arrival, its free time); returns when it is done.
@@ -57,6 +60,7 @@ class Hbm {
   }
 
   std::vector<double> free_;          // per channel: when it is free again
+  std::uint64_t channels_ = 1;
   double cycles_per_byte_ = 0;        // per channel (all channels alike)
   core::Bytes interleave_bytes_;
   int interleave_shift_ = -1;        // log2(interleave_bytes_) when a power of two

@@ -71,6 +71,12 @@ LaunchSimulator::LaunchSimulator(const core::DeviceSpec& device, const core::Ker
   }
   const core::Bytes smallest = cta_credit_ && sm_credit_ ? std::min(cta_credit_, sm_credit_)
                                                          : std::max(cta_credit_, sm_credit_);
+  dither_ = memory_.block_model() && cta_credit_ > 0;
+  if (dither_) {  // the line model's credit chunk, in DRAM requests
+    const core::Bytes line_chunk = std::max<core::Bytes>(line, smallest / 4);
+    const core::Bytes granule = std::max<core::Bytes>(1, memory_.granule_bytes());
+    credit_group_ = static_cast<std::uint32_t>((line_chunk + granule - 1) / granule);
+  }
   // Block model: credits come back per tracking unit at least (fewer events).
   const core::Bytes grain = std::max<core::Bytes>(line, memory_.unit_bytes());
   chunk_bytes_ = smallest ? std::max<core::Bytes>(grain, smallest / 4) : std::numeric_limits<core::Bytes>::max();
@@ -116,6 +122,8 @@ void LaunchSimulator::dispatch(std::uint32_t slot, double now) {
   s.waiting_credit = false;
   s.open_group = 0;
   s.group_head = s.group_count = 0;
+  s.credit_balance = 0;
+  s.balance_t = now;
   Sm& sm = sms_[s.sm];
   set_warps(sm, sm.warps + warps_per_cta_, now);
   queue_.push(now, EventKind::kResume, slot);
@@ -164,6 +172,7 @@ void LaunchSimulator::stall(const std::string& why, double now) const {
 void LaunchSimulator::return_credit(std::uint32_t slot, core::Bytes bytes, double now) {
   Slot& s = slots_[slot];
   Sm& sm = sms_[s.sm];
+  if (dither_) account(s, now);
   s.inflight -= bytes;
   sm.inflight -= bytes;
   if (s.waiting_credit && credit_room(s, sm) >= s.credit_need) advance(slot, now);
@@ -184,6 +193,13 @@ void LaunchSimulator::return_credit(std::uint32_t slot, core::Bytes bytes, doubl
   }
 }
 
+void LaunchSimulator::account(Slot& s, double now) const {
+  const double cta = static_cast<double>(cta_credit_);
+  const double held = static_cast<double>(s.inflight);
+  if (s.waiting_credit || held > cta) s.credit_balance += (cta - held) * (now - s.balance_t);
+  s.balance_t = now;
+}
+
 core::Bytes LaunchSimulator::credit_room(const Slot& s, const Sm& sm) const {
   const core::Bytes cta = cta_credit_ ? (cta_credit_ > s.inflight ? cta_credit_ - s.inflight : 0)
                                       : std::numeric_limits<core::Bytes>::max();
@@ -193,18 +209,24 @@ core::Bytes LaunchSimulator::credit_room(const Slot& s, const Sm& sm) const {
 }
 
 bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
+  return memory_.block_model() ? issue_load_model<true>(slot, now) : issue_load_model<false>(slot, now);
+}
+
+template <bool block>
+bool LaunchSimulator::issue_load_model(std::uint32_t slot, double now) {
   Slot& s = slots_[slot];
   const core::TileOp& op = s.ops[s.pc];
   Sm& sm = sms_[s.sm];
   const core::Bytes unit = memory_.unit_bytes();
   const core::Bytes line = memory_.line_bytes();
-  const bool block = memory_.block_model();
+  const bool dither = block && dither_;
   const bool limited = (cta_credit_ || sm_credit_) && !op.bulk;
   const bool via_l1 = l1_for_sync_loads_ && !op.async;
   // Block model: a tile whose rows are contiguous is one long row, so requests span rows.
   const bool merge = block && op.row_stride == op.row_bytes;
   const std::uint32_t rows = merge ? 1 : op.rows;
   const core::Bytes row_bytes = merge ? op.row_bytes * op.rows : op.row_bytes;
+  if (dither) account(s, now);
   core::Bytes chunk = 0;
   double chunk_done = now;
   const std::uint32_t rows_ahead =
@@ -215,11 +237,27 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
     if (limited) {
       const core::Bytes room = credit_room(s, sm);
       if (room < piece) {
-        if (!block) break;
-        // Block model: take as many whole lines of the unit as the allowances have room for.
-        const core::Bytes end = (a + room) / line * line;
-        if (end <= a) break;
-        piece = end - a;
+        if constexpr (!block) break;
+        const core::Bytes sm_room =
+            sm_credit_ ? (sm_credit_ > sm.inflight ? sm_credit_ - sm.inflight : 0) : std::numeric_limits<core::Bytes>::max();
+        const bool last = s.load_row + 1 == rows && s.load_off + piece == row_bytes;
+        if (dither && !last && sm_room >= piece && piece <= cta_credit_ && room > 0) {
+          // Block model, short of the CTA's own allowance: a unit's piece is issued whole (one
+          // L2 access, one credit chunk) or not at all. The CTA overdraws its allowance (by
+          // piece - room, until credits come back) while credit_balance, the integral of
+          // allowance minus bytes in flight over the time it has been held back by credits,
+          // is positive, and waits otherwise; so its bytes in flight average the allowance, as
+          // the line model's do (sigma-delta). It never overdraws an allowance used up, nor
+          // the SM's.
+          if (s.credit_balance <= 0) break;
+        } else {
+          // The last piece of the load (whose issue lets the CTA go on), a piece larger than
+          // the allowance, or short of the SM's allowance: as many whole lines as there is
+          // room for, as in the line model.
+          const core::Bytes end = (a + room) / line * line;
+          if (end <= a) break;
+          piece = end - a;
+        }
       }
       s.inflight += piece;
       sm.inflight += piece;
@@ -234,9 +272,18 @@ bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
       memory_.prefetch(s.sm, a + static_cast<core::Bytes>(rows_ahead) * op.row_stride);
     }
     const double issue = sm.lsu.serve(now, static_cast<double>(piece));
-    const double done =
-        memory_.read(issue, s.sm, a, static_cast<std::uint32_t>(piece), op.tensor, via_l1);
-    chunk_done = std::max(chunk_done, done);
+    double done;
+    if (dither) {
+      // Block model: a unit's credits come back when its lines' would in the line model, which
+      // returns them in chunks of allowance / 4, each when its last line is back.
+      double credit_at = 0;
+      done = memory_.read_credit(issue, s.sm, a, static_cast<std::uint32_t>(piece), op.tensor, via_l1,
+                                 credit_group_, credit_at);
+      chunk_done = std::max(chunk_done, credit_at);
+    } else {
+      done = memory_.read(issue, s.sm, a, static_cast<std::uint32_t>(piece), op.tensor, via_l1);
+      chunk_done = std::max(chunk_done, done);
+    }
     s.load_done = std::max(s.load_done, done);
     s.load_off += piece;
     if (s.load_off >= row_bytes) {
@@ -286,6 +333,7 @@ void LaunchSimulator::advance(std::uint32_t slot, double now) {
   Slot& s = slots_[slot];
   Sm& sm = sms_[s.sm];
   if (s.waiting_credit) {
+    if (dither_) account(s, now);
     s.waiting_credit = false;
     --sm.waiting;
     if (slots_per_sm_ <= 64) sm.waiting_mask &= ~(std::uint64_t{1} << (slot - s.sm * slots_per_sm_));

@@ -11,7 +11,10 @@
 // back per chunk (a quarter of the allowance) by one kCredit event; a CTA out of credits resumes
 // only once kResumeLines lines of room are free again (not at every returned chunk), so returned
 // credits coalesce instead of fragmenting into one-line chunks: a streaming CTA costs about 0.2
-// events per line; a load that fits in its credits costs no event.
+// events per line; a load that fits in its credits costs no event. In the block model
+// (l2.tracking_bytes) a CTA short of its own allowance issues a unit's piece whole or not at
+// all, overdrawing or idling its allowance so that the bytes it holds in flight average the
+// allowance over time (issue_load): one L2 access and one credit event per unit.
 #pragma once
 
 #include <array>
@@ -70,6 +73,11 @@ class LaunchSimulator {
     std::uint32_t group_head = 0, group_count = 0;
     core::Bytes inflight = 0;
     core::Bytes credit_need = 0;  // waiting_credit: room needed before the CTA resumes
+    // Block model: the running integral, in byte-cycles, of the CTA allowance minus the bytes
+    // in flight over the time the CTA waits for credits or holds more than its allowance;
+    // balance_t: when it was last brought up to date.
+    double credit_balance = 0;
+    double balance_t = 0;
   };
   struct Sample {
     double t = 0;
@@ -79,10 +87,13 @@ class LaunchSimulator {
   void dispatch(std::uint32_t slot, double now);
   void advance(std::uint32_t slot, double now);
   bool issue_load(std::uint32_t slot, double now);
+  template <bool block>
+  bool issue_load_model(std::uint32_t slot, double now);  // issue_load in the line / block model
   void issue_store(Slot& s, const core::TileOp& op, double now);
   void retire(std::uint32_t slot, double now);
   void return_credit(std::uint32_t slot, core::Bytes bytes, double now);
   core::Bytes credit_room(const Slot& s, const Sm& sm) const;  // min(CTA, SM) allowance left
+  void account(Slot& s, double now) const;  // block model: brings credit_balance up to `now`
   void set_warps(Sm& sm, std::uint32_t warps, double now);
   void take_sample(double now);
   void note_progress();
@@ -102,6 +113,8 @@ class LaunchSimulator {
   core::Bytes sm_credit_ = 0;   // 0 = unlimited
   core::Bytes chunk_bytes_ = 0;
   core::Bytes resume_bytes_ = 0;  // room a CTA out of credits waits for (kResumeLines lines)
+  bool dither_ = false;  // block model with a CTA allowance: whole pieces, credit_balance
+  std::uint32_t credit_group_ = 0;  // dither_: DRAM requests per line-model credit chunk
   bool l1_for_sync_loads_ = false;
 
   MemorySystem memory_;

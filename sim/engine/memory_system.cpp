@@ -65,14 +65,17 @@ double MemorySystem::dma(double t, std::uint32_t core, core::Bytes bytes) {
   return best->serve(t, static_cast<double>(bytes)) + dma_latency_;
 }
 
-double MemorySystem::dram_transfer(double t, std::uint64_t unit, std::uint64_t mask, bool write) {
+double MemorySystem::dram_transfer(double t, std::uint64_t unit, std::uint64_t mask, bool write, std::uint32_t group,
+                                   double* credit_at) {
   const core::Bytes base = unit * unit_bytes_;
   if (unit_bytes_ == granule_bytes_) {
     const core::Bytes bytes = static_cast<core::Bytes>(sector_count(mask)) * sector_bytes_;
-    return write ? hbm_.write(t, base, bytes) : hbm_.read(t, base, bytes);
+    const double done = write ? hbm_.write(t, base, bytes) : hbm_.read(t, base, bytes);
+    if (credit_at) *credit_at = done;
+    return done;
   }
   const std::uint32_t per = static_cast<std::uint32_t>(granule_bytes_ / sector_bytes_);  // sectors per granule
-  return hbm_.transfer(t, base, mask, per, granule_bytes_, sector_bytes_, write);
+  return hbm_.transfer(t, base, mask, per, granule_bytes_, sector_bytes_, write, group, credit_at);
 }
 
 double MemorySystem::write_back(double t, const Victim& v) {
@@ -83,21 +86,26 @@ double MemorySystem::write_back(double t, const Victim& v) {
   return dram_transfer(t, v.line, v.dirty_mask, true);
 }
 
-double MemorySystem::read(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
-                          core::Tensor tensor, bool via_l1) {
+template <bool kCredit>
+double MemorySystem::read_impl(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
+                               core::Tensor tensor, bool via_l1, std::uint32_t credit_group, double* credit_at) {
+  auto back = [credit_at](double done) {  // every byte back at once
+    if constexpr (kCredit) *credit_at = done;
+    return done;
+  };
   const std::uint64_t unit = unit_of(addr);
   if (scratchpad_) {
     traffic_.dram[tensor].read += bytes;
     traffic_.lts[tensor].read += bytes;
     counters_.lts_bytes += bytes;
-    return std::max(dma(t, sm, bytes), hbm_.read(t, addr, bytes));
+    return back(std::max(dma(t, sm, bytes), hbm_.read(t, addr, bytes)));
   }
   L1Cache& l1 = l1_[sm];
   if (via_l1 && l1.enabled()) {
     traffic_.l1[tensor].read += bytes;
     if (l1.load(unit, block_model() ? sector_mask(addr - unit * unit_bytes_, bytes) : 0)) {
       ++counters_.l1_hits;
-      return t + l1_latency_;
+      return back(t + l1_latency_);
     }
     ++counters_.l1_misses;
   }
@@ -105,7 +113,7 @@ double MemorySystem::read(double t, std::uint32_t sm, core::Bytes addr, std::uin
     traffic_.lts[tensor].read += bytes;
     traffic_.dram[tensor].read += bytes;
     counters_.lts_bytes += bytes;
-    return hbm_.read(t, addr, bytes);
+    return back(hbm_.read(t, addr, bytes));
   }
   const L2Request r = l2_request(t, sm, addr, bytes, tensor, false);
   const L2Outcome& o = r.outcome;
@@ -113,18 +121,24 @@ double MemorySystem::read(double t, std::uint32_t sm, core::Bytes addr, std::uin
   switch (o.where) {
     case L2Where::kNearHit:
       ++counters_.l2_near_hits;
-      return at_l2 + near_latency_;
+      return back(at_l2 + near_latency_);
     case L2Where::kFarHit:
       ++counters_.l2_far_hits;
-      return at_l2 + far_latency_;
+      return back(at_l2 + far_latency_);
     case L2Where::kMiss:
       break;
   }
   ++counters_.l2_misses;
   const core::Bytes miss_bytes = static_cast<core::Bytes>(o.miss_sectors) * sector_bytes_;
   traffic_.dram[tensor].read += miss_bytes;
+  if constexpr (kCredit) return dram_transfer(at_l2, unit, o.missing, false, credit_group, credit_at);
   return dram_transfer(at_l2, unit, o.missing, false);
 }
+
+template double MemorySystem::read_impl<false>(double, std::uint32_t, core::Bytes, std::uint32_t, core::Tensor, bool,
+                                               std::uint32_t, double*);
+template double MemorySystem::read_impl<true>(double, std::uint32_t, core::Bytes, std::uint32_t, core::Tensor, bool,
+                                              std::uint32_t, double*);
 
 double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
                            core::Tensor tensor) {

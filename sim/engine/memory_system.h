@@ -37,7 +37,15 @@ class MemorySystem {
   // A read of `bytes` at `addr` (all inside one unit) by SM `sm`, arriving at `t`; returns
   // the time the data is back. `via_l1`: the load may hit in / allocate into the SM's L1.
   double read(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
-              bool via_l1);
+              bool via_l1) {
+    return read_impl<false>(t, sm, addr, bytes, tensor, via_l1, 0, nullptr);
+  }
+  // read, and in `credit_at` when its bytes come back on average if they came back in chunks
+  // of `credit_group` DRAM requests, each at its last request's completion (block model).
+  double read_credit(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
+                     bool via_l1, std::uint32_t credit_group, double& credit_at) {
+    return read_impl<true>(t, sm, addr, bytes, tensor, via_l1, credit_group, &credit_at);
+  }
   // Host-side hint: the line at `addr` will be accessed soon by SM `sm`.
   void prefetch(std::uint32_t sm, core::Bytes addr) const {
     if (l2_enabled_) l2_.prefetch(unit_of(addr), near_partition(sm));
@@ -53,6 +61,7 @@ class MemorySystem {
   // Largest access: the line, or l2.tracking_bytes in the block model.
   core::Bytes unit_bytes() const { return unit_bytes_; }
   bool block_model() const { return unit_bytes_ != line_bytes_; }
+  core::Bytes granule_bytes() const { return granule_bytes_; }  // bytes per DRAM request (block model)
   // Bytes from `addr` to the end of its unit.
   core::Bytes unit_rest(core::Bytes addr) const {
     return unit_bytes_ - (unit_shift_ >= 0 ? addr & (unit_bytes_ - 1) : addr % unit_bytes_);
@@ -63,10 +72,14 @@ class MemorySystem {
 
  private:
   double dma(double t, std::uint32_t core, core::Bytes bytes);
+  template <bool kCredit>
+  double read_impl(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
+                   bool via_l1, std::uint32_t credit_group, double* credit_at);
   double write_back(double t, const Victim& v);  // returns when the write is done
   // DRAM transfer of the sectors `mask` of `unit`, one request per interleave granule (one
   // request in the line model); returns when the last one is done.
-  double dram_transfer(double t, std::uint64_t unit, std::uint64_t mask, bool write);
+  double dram_transfer(double t, std::uint64_t unit, std::uint64_t mask, bool write, std::uint32_t group = 0,
+                       double* credit_at = nullptr);
   // The L2 side shared by reads and writes: looks the sectors of [addr, addr+bytes) up, counts
   // them, queues them on the partition's port and writes back any victims; `at_l2` is when the
   // port has served the request.

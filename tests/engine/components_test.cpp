@@ -87,6 +87,26 @@ TEST(HbmChannel, TransferEqualsOneRequestPerGranule) {
   EXPECT_DOUBLE_EQ(a.read(100, 0, 128), b.read(100, 0, 128));  // channel state alike
 }
 
+// credit_at: the bytes-weighted mean, over groups of `group` requests, of each group's last
+// completion: with groups of one, the mean completion; with one group, the last (= the return).
+TEST(HbmChannel, TransferCreditTimeAveragesGroupsOfRequests) {
+  core::HbmSpec spec = one_channel_hbm();
+  spec.channels = 1;  // requests queue one behind another: 128 B take 1 cycle each
+  double credit = 0;
+  Hbm one(spec, 1.0);
+  EXPECT_DOUBLE_EQ(one.transfer(0, 0, 0xffff, 4, 128, 32, false, 1, &credit), 4 + 300);
+  EXPECT_DOUBLE_EQ(credit, (1 + 2 + 3 + 4) / 4.0 + 300);
+  Hbm pairs(spec, 1.0);
+  pairs.transfer(0, 0, 0xffff, 4, 128, 32, false, 2, &credit);
+  EXPECT_DOUBLE_EQ(credit, (2 + 4) / 2.0 + 300);
+  Hbm all(spec, 1.0);
+  all.transfer(0, 0, 0x0fff, 4, 128, 32, true, 8, &credit);  // writes: no latency
+  EXPECT_DOUBLE_EQ(credit, 3);
+  Hbm none(spec, 1.0);
+  EXPECT_DOUBLE_EQ(none.transfer(5, 0, 0, 4, 128, 32, false, 2, &credit), 5);
+  EXPECT_DOUBLE_EQ(credit, 5);  // nothing to move: back at once
+}
+
 core::L2Spec tiny_l2(std::uint32_t partitions = 1) {
   core::L2Spec s;
   s.capacity_bytes = 128 * 4 * partitions;  // one set of 4 ways per partition

@@ -151,13 +151,55 @@ TEST(BlockModel, StaysCloseToTheLineModelOnPresets) {
   }
 }
 
+// A credit-limited stream in the block model issues each 2-KiB unit whole (one L2 access, one
+// credit chunk) or waits, overdrawing or idling the CTA allowance so that its bytes in flight
+// average the allowance (launch_simulator.cpp, issue_load): streams on h200 keep the line model's
+// time (measured +1.4 % for one CTA, +1.0 / +1.7 / +3.3 % for 33 x 4 KiB, 132 x 4 KiB, 264 x 16
+// KiB steps) with about one L2 access per unit (1.13 with 16-KiB steps, whose last unit is split as
+// in the line model; 1.7-1.8 with 4-KiB steps), where cutting units at the allowance took 3.1-4.2,
+// and 0.46-0.52 times the line model's events (cut units: 0.99-1.0 times).
+TEST(BlockModel, StreamsIssueWholeUnitsAtTheLineModelsBandwidth) {
+  const core::DeviceSpec line = config::load_device("h200");
+  const core::DeviceSpec block = config::load_device("h200", {{"l2.tracking_bytes", "2048"}});
+  struct Case {
+    std::uint64_t programs, step, total;
+    double time_bound, accesses_per_unit;
+  };
+  const Case cases[] = {{1, 16384, 4 << 20, 0.02, 1.2},
+                        {33, 4096, 16 << 20, 0.04, 2.0},
+                        {132, 4096, 32 << 20, 0.04, 2.0},
+                        {264, 16384, 64 << 20, 0.04, 1.2}};
+  for (const Case& c : cases) {
+    core::Workload w;
+    w.kernel = "stream_read";
+    w.programs = c.programs;
+    w.bytes_per_step = c.step;
+    w.total_bytes = c.total;
+    const auto a = engine::simulate(line, make_program(w, line)).at(0);
+    const auto b = engine::simulate(block, make_program(w, block)).at(0);
+    const std::string what = std::to_string(c.programs) + " x " + std::to_string(c.step);
+    const double units = metric(b, "dram__bytes_read.sum") / 2048;
+    const double accesses =
+        metric(b, "attnsim__l2_misses") + metric(b, "attnsim__l2_near_hits") + metric(b, "attnsim__l2_far_hits");
+    EXPECT_EQ(metric(a, "dram__bytes_read.sum"), metric(b, "dram__bytes_read.sum")) << what;
+    const double dt = metric(b, "gpu__time_duration.sum") / metric(a, "gpu__time_duration.sum") - 1;
+    EXPECT_LT(std::abs(dt), c.time_bound) << what << ": time " << 100 * dt << " %";
+    EXPECT_LT(accesses / units, c.accesses_per_unit) << what;
+    EXPECT_LT(metric(b, "attnsim__events"), 0.6 * metric(a, "attnsim__events")) << what;
+  }
+}
+
 // With few sets the block model's coarser replacement shows: an L2 of 2 MiB on h200 (32 sets of
 // 2 KiB units per partition) on every kernel of the aligned grid. Measured: time within 10 %,
 // DRAM within 18 %, L2 bytes within 2 % (docs/performance.md: do not use the block model to study
 // small caches); the test fails if it gets worse than 12 / 20 / 2.5 %. Since far writes leave a
 // copy in the writer's near partition (l2_cache.h), flash1 fwd's time differs by 14.1 % (its
-// O, m, l read-modify-write per step; DRAM -0.8 %), the other kernels stay within 5.1 %: time
-// bound 16 % for flash1 fwd, 12 % for the rest.
+// O, m, l read-modify-write per step; DRAM -0.8 %), the other kernels stay within 5.1 %. Since the
+// block model issues whole units (StreamsIssueWholeUnitsAtTheLineModelsBandwidth), flash1 fwd
+// (4 CTAs, latency-bound) differs by 16.6 % and flash2 causal fwdbwd by 10.2 %; this row moves
+// by +-3 points with the L2 size alone (1.875 / 2 / 2.125 / 2.25 MiB: -11.0 / -14.1 / -16.6 /
+// -15.6 % before, -13.1 / -16.6 / -18.9 / -18.0 % now). Time bound 18.5 % for flash1 fwd, 12 %
+// for the rest.
 TEST(BlockModel, SmallL2ShowsTheCoarserReplacement) {
   const core::DeviceSpec line = config::load_device("h200", {{"l2.capacity_bytes", "2 MiB"}});
   const core::DeviceSpec block =
@@ -173,7 +215,7 @@ TEST(BlockModel, SmallL2ShowsTheCoarserReplacement) {
     w.num_splits = 0;
     const auto d = line_vs_block(w, line, block);
     const std::string what = w.kernel + (w.causal ? " causal " : " ") + std::string(core::to_string(w.pass));
-    const double time_bound = w.kernel == "flash1" && !w.causal && w.pass == core::Pass::kFwd ? 0.16 : 0.12;
+    const double time_bound = w.kernel == "flash1" && !w.causal && w.pass == core::Pass::kFwd ? 0.185 : 0.12;
     EXPECT_LT(std::abs(d.time), time_bound) << what << ": time " << 100 * d.time << " %";
     EXPECT_LT(std::abs(d.dram), 0.20) << what << ": DRAM " << 100 * d.dram << " %";
     EXPECT_LT(std::abs(d.lts), 0.025) << what << ": L2 bytes " << 100 * d.lts << " %";
