@@ -102,6 +102,9 @@ TEST(HbmChannel, TransferCreditTimeAveragesGroupsOfRequests) {
   Hbm all(spec, 1.0);
   all.transfer(0, 0, 0x0fff, 4, 128, 32, true, 8, &credit);  // writes: no latency
   EXPECT_DOUBLE_EQ(credit, 3);
+  Hbm gap(spec, 1.0);  // granules 0, 1 and 3 (not a run from the first): groups {0, 1}, {3}
+  EXPECT_DOUBLE_EQ(gap.transfer(0, 0, 0xf0ff, 4, 128, 32, false, 2, &credit), 3 + 300);
+  EXPECT_DOUBLE_EQ(credit, (256 * 2 + 128 * 3) / 384.0 + 300);
   Hbm none(spec, 1.0);
   EXPECT_DOUBLE_EQ(none.transfer(5, 0, 0, 4, 128, 32, false, 2, &credit), 5);
   EXPECT_DOUBLE_EQ(credit, 5);  // nothing to move: back at once
