@@ -200,12 +200,14 @@ void LaunchSimulator::account(Slot& s, double now) const {
   s.balance_t = now;
 }
 
+core::Bytes LaunchSimulator::sm_room(const Sm& sm) const {
+  return sm_credit_ ? (sm_credit_ > sm.inflight ? sm_credit_ - sm.inflight : 0) : std::numeric_limits<core::Bytes>::max();
+}
+
 core::Bytes LaunchSimulator::credit_room(const Slot& s, const Sm& sm) const {
   const core::Bytes cta = cta_credit_ ? (cta_credit_ > s.inflight ? cta_credit_ - s.inflight : 0)
                                       : std::numeric_limits<core::Bytes>::max();
-  const core::Bytes smr = sm_credit_ ? (sm_credit_ > sm.inflight ? sm_credit_ - sm.inflight : 0)
-                                     : std::numeric_limits<core::Bytes>::max();
-  return std::min(cta, smr);
+  return std::min(cta, sm_room(sm));
 }
 
 bool LaunchSimulator::issue_load(std::uint32_t slot, double now) {
@@ -238,10 +240,8 @@ bool LaunchSimulator::issue_load_model(std::uint32_t slot, double now) {
       const core::Bytes room = credit_room(s, sm);
       if (room < piece) {
         if constexpr (!block) break;
-        const core::Bytes sm_room =
-            sm_credit_ ? (sm_credit_ > sm.inflight ? sm_credit_ - sm.inflight : 0) : std::numeric_limits<core::Bytes>::max();
         const bool last = s.load_row + 1 == rows && s.load_off + piece == row_bytes;
-        if (dither && !last && sm_room >= piece && piece <= cta_credit_ && room > 0) {
+        if (dither && !last && sm_room(sm) >= piece && piece <= cta_credit_ && room > 0) {
           // Block model, short of the CTA's own allowance: a unit's piece is issued whole (one
           // L2 access, one credit chunk) or not at all. The CTA overdraws its allowance (by
           // piece - room, until credits come back) while credit_balance, the integral of

@@ -93,6 +93,7 @@ class LaunchSimulator {
   void retire(std::uint32_t slot, double now);
   void return_credit(std::uint32_t slot, core::Bytes bytes, double now);
   core::Bytes credit_room(const Slot& s, const Sm& sm) const;  // min(CTA, SM) allowance left
+  core::Bytes sm_room(const Sm& sm) const;                     // the SM's allowance left
   void account(Slot& s, double now) const;  // block model: brings credit_balance up to `now`
   void set_warps(Sm& sm, std::uint32_t warps, double now);
   void take_sample(double now);
