@@ -14,6 +14,7 @@ Hbm::Hbm(const core::HbmSpec& spec, double clock_ghz)
   cycles_per_byte_ = per_channel > 0 ? 1.0 / per_channel : 0.0;
   interleave_shift_ = std::has_single_bit(interleave_bytes_) ? std::countr_zero(interleave_bytes_) : -1;
   channel_mask_ = n > 1 && std::has_single_bit(n) ? n - 1 : 0;
+  channel_mod_ = FastModulo(n);
 }
 
 double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32_t per, core::Bytes granule,

@@ -12,6 +12,27 @@
 
 namespace attnsim::engine {
 
+// x % d for a divisor fixed at run time, without a division instruction (a 64-bit `div` is the
+// longest-latency step of a channel lookup): with c = ceil(2^128 / d), x % d is the high 64 bits
+// of (c * x mod 2^128) * d / 2^64, exactly for every 64-bit x and every d >= 1 (Lemire, Kaser and
+// Kurz, "Faster remainder by direct computation", 2019, Theorem 1 with F = 128, N = 64).
+class FastModulo {
+ public:
+  FastModulo() = default;
+  explicit FastModulo(std::uint64_t d) : d_(d ? d : 1), c_(~__uint128_t{0} / d_ + 1) {}
+  std::uint64_t operator()(std::uint64_t x) const {
+    const __uint128_t low = c_ * x;  // the fractional part of x / d, scaled by 2^128
+    const __uint128_t bottom = static_cast<__uint128_t>(static_cast<std::uint64_t>(low)) * d_;
+    const __uint128_t top = static_cast<__uint128_t>(static_cast<std::uint64_t>(low >> 64)) * d_;
+    return static_cast<std::uint64_t>((top + (bottom >> 64)) >> 64);
+  }
+  std::uint64_t divisor() const { return d_; }
+
+ private:
+  std::uint64_t d_ = 1;
+  __uint128_t c_ = 0;  // ceil(2^128 / d); 0 (2^128 mod 2^128) for d = 1
+};
+
 class Hbm {
  public:
   Hbm(const core::HbmSpec& spec, double clock_ghz);
@@ -45,7 +66,7 @@ class Hbm {
     x ^= x >> 27;
     x *= 0x81dadef4bc2dd44dull;
     x ^= x >> 33;
-    return static_cast<std::uint32_t>(channel_mask_ ? x & channel_mask_ : x % channels_);
+    return static_cast<std::uint32_t>(channel_mask_ ? x & channel_mask_ : channel_mod_(x));
   }
   core::Bytes bytes_read() const { return bytes_read_; }
   core::Bytes bytes_written() const { return bytes_written_; }
@@ -65,6 +86,7 @@ class Hbm {
   core::Bytes interleave_bytes_;
   int interleave_shift_ = -1;        // log2(interleave_bytes_) when a power of two
   std::uint64_t channel_mask_ = 0;   // channels - 1 when a power of two above one
+  FastModulo channel_mod_;           // % channels otherwise
   double latency_;
   core::Bytes bytes_read_ = 0;
   core::Bytes bytes_written_ = 0;

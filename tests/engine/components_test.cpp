@@ -110,6 +110,27 @@ TEST(HbmChannel, TransferCreditTimeAveragesGroupsOfRequests) {
   EXPECT_DOUBLE_EQ(credit, 5);  // nothing to move: back at once
 }
 
+// The channel lookup's remainder without a division equals x % d for every divisor kind (1, odd,
+// even, powers of two, the presets' 192 and 80, large) at the edges of the 64-bit range and on
+// pseudo-random values.
+TEST(HbmChannel, FastModuloEqualsTheRemainder) {
+  const std::uint64_t divisors[] = {1, 2, 3, 5, 7, 12, 64, 80, 96, 192, 1000, 4093, 65536, 1ull << 32,
+                                    (1ull << 32) + 1, 0x7fb5d329728ea185ull, ~0ull - 1, ~0ull};
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (const std::uint64_t d : divisors) {
+    const FastModulo mod(d);
+    const std::uint64_t top = ~std::uint64_t{0};
+    for (const std::uint64_t v : {std::uint64_t{0}, std::uint64_t{1}, d - 1, d, d + 1, 2 * d - 1, top, top - 1,
+                                  top / d * d, top / d * d - 1})
+      ASSERT_EQ(mod(v), v % d) << "x = " << v << ", d = " << d;
+    for (int i = 0; i < 100000; ++i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+      ASSERT_EQ(mod(x), x % d) << "x = " << x << ", d = " << d;
+      ASSERT_EQ(mod(x >> 40), (x >> 40) % d) << "x = " << (x >> 40) << ", d = " << d;
+    }
+  }
+}
+
 core::L2Spec tiny_l2(std::uint32_t partitions = 1) {
   core::L2Spec s;
   s.capacity_bytes = 128 * 4 * partitions;  // one set of 4 ways per partition
