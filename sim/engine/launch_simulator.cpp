@@ -264,11 +264,9 @@ bool LaunchSimulator::issue_load_model(std::uint32_t slot, double now) {
       chunk += piece;
     }
     // Host prefetch of the L2 tag sets 8 units ahead in this op's address sequence: further
-    // along the row, or in a later row when rows are shorter than that; past the end of a
-    // one-row load (a stream's step, a merged tile), where the CTA's next load usually goes on.
-    // A wrong guess costs host cache lines, never results.
+    // along the row, or in a later row when rows are shorter than that.
     constexpr core::Bytes kAhead = 8;
-    if (row_bytes - s.load_off > kAhead * unit || rows == 1) {
+    if (row_bytes - s.load_off > kAhead * unit) {
       memory_.prefetch(s.sm, a + kAhead * unit);
     } else if (s.load_row + rows_ahead < rows) {
       memory_.prefetch(s.sm, a + static_cast<core::Bytes>(rows_ahead) * op.row_stride);
