@@ -82,15 +82,22 @@ class SetAssocArray {
     return wide_ ? valid64_[slot(set, way)] : block(set)[valid_off_ + way];
   }
   std::uint64_t dirty_mask(std::uint32_t set, std::uint32_t way) const {
-    return wide_ ? dirty64_[slot(set, way)] : block(set)[dirty_off_ + way];
+    const std::uint8_t d = block(set)[dirty_off_ + way];
+    return wide_ ? (d != 0 ? dirty64_[slot(set, way)] : 0) : d;
   }
   void set_valid_mask(std::uint32_t set, std::uint32_t way, std::uint64_t m) {
     if (wide_) valid64_[slot(set, way)] = m;
     else block(set)[valid_off_ + way] = static_cast<std::uint8_t>(m);
   }
   void set_dirty_mask(std::uint32_t set, std::uint32_t way, std::uint64_t m) {
-    if (wide_) dirty64_[slot(set, way)] = m;
-    else block(set)[dirty_off_ + way] = static_cast<std::uint8_t>(m);
+    if (wide_) {
+      // The set's block keeps a dirty flag per way, so that a clean victim (most of them) costs
+      // no load from the wide array; the wide mask is stale while the flag is clear.
+      block(set)[dirty_off_ + way] = m != 0;
+      if (m != 0) dirty64_[slot(set, way)] = m;
+    } else {
+      block(set)[dirty_off_ + way] = static_cast<std::uint8_t>(m);
+    }
   }
   std::uint8_t& tensor(std::uint32_t set, std::uint32_t way) { return block(set)[tensor_off_ + way]; }
 
@@ -158,7 +165,7 @@ class SetAssocArray {
   std::uint32_t padded_ = 0;  // ways rounded up to 16; padding ways never match (tag 0) and
                               // are never chosen (stamp kPadStamp)
   // Byte offsets inside a set's block: tags (u32) at 0, stamps (u32; 0 = empty way), then u8
-  // arrays: high tag byte, valid mask, dirty mask, tensor.
+  // arrays: high tag byte, valid mask, dirty mask (with wide masks: a flag, mask != 0), tensor.
   std::size_t stamp_off_ = 0, hi_off_ = 0, valid_off_ = 0, dirty_off_ = 0, tensor_off_ = 0, stride_ = 0;
   std::vector<Block> mem_;
   bool wide_ = false;  // 64-bit sector masks in the two arrays below
