@@ -50,9 +50,10 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint64_t mask, bool write, st
     return out;
   }
 
+  std::uint32_t near_way = SetAssocArray::kNoWay;  // the near copy, if any (home != near)
   if (home != near) {
     SetAssocArray& np = parts_[near];
-    const std::uint32_t cw = np.find(set, line);
+    const std::uint32_t cw = near_way = np.find(set, line);
     if (cw != SetAssocArray::kNoWay && (np.valid_mask(set, cw) & mask) == mask) {
       np.touch(set, cw);
       out.where = L2Where::kNearHit;
@@ -70,11 +71,11 @@ L2Outcome L2Cache::access(std::uint64_t line, std::uint64_t mask, bool write, st
   out.hit_sectors = sectors - out.miss_sectors;
   out.partition = home;
   out.where = missing ? L2Where::kMiss : (home == near ? L2Where::kNearHit : L2Where::kFarHit);
-  if (home != near) {  // keep a clean copy in the near partition
+  if (home != near) {  // keep a clean copy in the near partition (the home lookup left it as found)
     SetAssocArray& np = parts_[near];
-    bool copy_hit = false;
-    const std::uint32_t cw = np.find_or_insert(set, line, tensor, copy_hit, out.writeback[1]);
-    np.set_valid_mask(set, cw, np.valid_mask(set, cw) | mask);
+    if (near_way == SetAssocArray::kNoWay) near_way = np.insert(set, line, tensor, out.writeback[1]);
+    else np.touch(set, near_way);
+    np.set_valid_mask(set, near_way, np.valid_mask(set, near_way) | mask);
   }
   return out;
 }

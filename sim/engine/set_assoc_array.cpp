@@ -83,10 +83,23 @@ std::uint32_t SetAssocArray::find_or_insert(std::uint32_t set, std::uint64_t lin
       }
     }
   }
-  // Miss: the first way with the smallest stamp is the first empty way (stamp 0) if there is
-  // one, else the least recently used.
-  const std::uint32_t way = first_min(st, padded_);
   hit = false;
+  return place(set, lo, hi, tensor, victim);
+}
+
+std::uint32_t SetAssocArray::insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor, Victim& victim) {
+  const std::uint64_t tag = line + 1;
+  return place(set, static_cast<std::uint32_t>(tag), static_cast<std::uint8_t>(tag >> 32), tensor, victim);
+}
+
+inline std::uint32_t SetAssocArray::place(std::uint32_t set, std::uint32_t lo, std::uint8_t hi, std::uint8_t tensor,
+                                          Victim& victim) {
+  std::uint8_t* b = block(set);
+  std::uint32_t* tags = reinterpret_cast<std::uint32_t*>(b);
+  std::uint32_t* st = reinterpret_cast<std::uint32_t*>(b + stamp_off_);
+  // The first way with the smallest stamp is the first empty way (stamp 0) if there is one, else
+  // the least recently used.
+  const std::uint32_t way = first_min(st, padded_);
   victim.valid = st[way] != 0;
   victim.line = victim.valid ? line_of(tags[way], b[hi_off_ + way]) : 0;
   victim.dirty_mask = victim.valid ? dirty_mask(set, way) : 0;

@@ -64,6 +64,8 @@ class SetAssocArray {
   // way first, else the least recently used; `victim` describes what was evicted).
   std::uint32_t find_or_insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor, bool& hit,
                                Victim& victim);
+  // The miss half of find_or_insert, for a caller that knows `line` is not in `set`.
+  std::uint32_t insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor, Victim& victim);
   void prefetch(std::uint32_t set) const {
     const std::uint8_t* b = block(set);
     for (std::size_t o = 0; o < stride_; o += 64) __builtin_prefetch(b + o);
@@ -157,6 +159,9 @@ class SetAssocArray {
     if (clock_ == kMaxStamp) renumber();
     return ++clock_;
   }
+  // Puts the line with tag words (lo, hi) into the set's victim way.
+  [[gnu::always_inline]] std::uint32_t place(std::uint32_t set, std::uint32_t lo, std::uint8_t hi,
+                                             std::uint8_t tensor, Victim& victim);
   void renumber();  // keeps each set's LRU order, restarts the clock
   void clear();     // every way empty
 

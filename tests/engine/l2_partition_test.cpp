@@ -82,5 +82,26 @@ TEST(L2Partitions, APartialFarWriteCopiesOnlyTheWrittenSectors) {
   EXPECT_EQ(o.miss_sectors, 2u);
 }
 
+// A far read that finds only part of its sectors in the near copy is served by the home line,
+// and the copy it had is completed in place (a second copy of the line would hide the sectors
+// just fetched behind the first, partial one).
+TEST(L2Partitions, APartialNearCopyIsCompletedInPlace) {
+  L2Cache l2(two_partitions_of_one_set());
+  const std::uint64_t line = line_homed_in(l2, 1);
+  EXPECT_EQ(l2.access(line, 0x1, false, 0, 0).where, L2Where::kMiss);  // copy of sector 0
+  const L2Outcome o = l2.access(line, 0xf, false, 0, 0);
+  EXPECT_EQ(o.where, L2Where::kMiss);
+  EXPECT_EQ(o.miss_sectors, 3u);
+  EXPECT_EQ(l2.access(line, 0xf, false, 0, 0).where, L2Where::kNearHit);
+  // The copy is the most recently used line of its set: three local lines do not evict it.
+  std::uint64_t next = 0;
+  for (int i = 0; i < 3; ++i) {
+    const std::uint64_t l = line_homed_in(l2, 0, next);
+    next = l + 1;
+    l2.access(l, 0xf, false, 0, 0);
+  }
+  EXPECT_EQ(l2.access(line, 0xf, false, 0, 0).where, L2Where::kNearHit);
+}
+
 }  // namespace
 }  // namespace attnsim::engine
