@@ -26,7 +26,6 @@ class FastModulo {
     const __uint128_t top = static_cast<__uint128_t>(static_cast<std::uint64_t>(low >> 64)) * d_;
     return static_cast<std::uint64_t>((top + (bottom >> 64)) >> 64);
   }
-  std::uint64_t divisor() const { return d_; }
 
  private:
   std::uint64_t d_ = 1;

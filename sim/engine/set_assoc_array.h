@@ -69,7 +69,7 @@ class SetAssocArray {
   void prefetch(std::uint32_t set) const {
     const std::uint8_t* b = block(set);
     for (std::size_t o = 0; o < stride_; o += 64) __builtin_prefetch(b + o);
-    if (wide_) {  // the set's 64-bit sector masks (a victim's dirty mask is read on a miss)
+    if (wide_) {  // the set's 64-bit sector masks (valid: read on every access; dirty: a dirty victim's)
       const std::size_t first = slot(set, 0);
       for (std::size_t i = 0; i < padded_; i += 8) {
         __builtin_prefetch(&valid64_[first + i]);
