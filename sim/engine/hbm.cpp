@@ -1,5 +1,7 @@
 #include "sim/engine/hbm.h"
 
+#include "sim/engine/set_assoc_array.h"  // sector_count
+
 #include <bit>
 
 namespace attnsim::engine {
@@ -35,7 +37,7 @@ double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32
     for (std::uint32_t g0 = 0; g0 < n; g0 += step) {
       const std::uint32_t g1 = std::min(n, g0 + step);
       double last = t;
-      for (std::uint32_t g = g0; g < g1; ++g) {
+      for (std::uint32_t g = g0; g < g1; ++g) {  // serve() with its product hoisted
         double& free = free_[channel_of(base + static_cast<core::Bytes>(g) * granule)];
         free = std::max(t, free) + cost;
         last = std::max(last, free);
@@ -50,12 +52,7 @@ double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32
     const std::uint64_t m = mask & gmask;
     if (m == 0) continue;
     // A whole granule (the common case) needs no sector count.
-    core::Bytes bytes = granule;
-    if (m != gmask) {
-      std::uint32_t n = 0;
-      for (std::uint64_t k = m; k != 0; k &= k - 1) ++n;
-      bytes = n * sector;
-    }
+    const core::Bytes bytes = m == gmask ? granule : sector_count(m) * sector;
     moved += bytes;
     const double end = serve(channel_of(a), t, bytes);
     done = std::max(done, end);

@@ -304,9 +304,7 @@ bool LaunchSimulator::issue_load_model(std::uint32_t slot, double now) {
     // comes back once this SM's loads in flight complete: the CTA always resumes.
     const core::Bytes left = static_cast<core::Bytes>(rows - s.load_row) * row_bytes - s.load_off;
     s.credit_need = std::min(resume_bytes_, left);
-    s.waiting_credit = true;
-    ++sm.waiting;
-    if (slots_per_sm_ <= 64) sm.waiting_mask |= std::uint64_t{1} << (slot - s.sm * slots_per_sm_);
+    set_waiting(slot, s, sm, true);
     return false;
   }
   return true;
@@ -334,9 +332,7 @@ void LaunchSimulator::advance(std::uint32_t slot, double now) {
   Sm& sm = sms_[s.sm];
   if (s.waiting_credit) {
     if (dither_) account(s, now);
-    s.waiting_credit = false;
-    --sm.waiting;
-    if (slots_per_sm_ <= 64) sm.waiting_mask &= ~(std::uint64_t{1} << (slot - s.sm * slots_per_sm_));
+    set_waiting(slot, s, sm, false);
   }
   for (;;) {
     check_progress(now);

@@ -95,6 +95,15 @@ class LaunchSimulator {
   core::Bytes credit_room(const Slot& s, const Sm& sm) const;  // min(CTA, SM) allowance left
   core::Bytes sm_room(const Sm& sm) const;                     // the SM's allowance left
   void account(Slot& s, double now) const;  // block model: brings credit_balance up to `now`
+  // Sets slot `slot` (= s, on SM sm) waiting for load credits or not, with the SM's count and mask.
+  void set_waiting(std::uint32_t slot, Slot& s, Sm& sm, bool on) const {
+    s.waiting_credit = on;
+    if (on) ++sm.waiting;
+    else --sm.waiting;
+    if (slots_per_sm_ > 64) return;
+    const std::uint64_t bit = std::uint64_t{1} << (slot - s.sm * slots_per_sm_);
+    sm.waiting_mask = on ? sm.waiting_mask | bit : sm.waiting_mask & ~bit;
+  }
   void set_warps(Sm& sm, std::uint32_t warps, double now);
   void take_sample(double now);
   void note_progress();
