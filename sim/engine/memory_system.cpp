@@ -158,12 +158,19 @@ MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t sm, cor
   const core::Bytes off = addr - unit * unit_bytes_;
   const std::uint64_t mask = sector_mask(off, bytes);
   const std::uint32_t sectors = sector_count(mask);
-  const L2Outcome o = l2_.access(unit, mask, write, near_partition(sm), static_cast<std::uint8_t>(tensor));
+  const std::uint32_t near = near_partition(sm);
+  const L2Outcome o = l2_.access(unit, mask, write, near, static_cast<std::uint8_t>(tensor));
   const core::Bytes sector_total = static_cast<core::Bytes>(sectors) * sector_bytes_;
-  counters_.lts_sectors += sectors;
+  // A read that its SM's near partition could not serve (a far hit, or a miss of a line homed
+  // in the far partition) passes two tag stages: the near partition's, where it misses, then
+  // the home partition's. Nsight Compute's lts__t_* count both lookups. Writes are counted once,
+  // at the home line. Only the counts: the far hit latency already holds the extra hop, and the
+  // L2 bandwidth is charged once, to the partition that serves the data.
+  const std::uint32_t stages = !write && o.partition != near ? 2 : 1;
+  counters_.lts_sectors += static_cast<std::uint64_t>(sectors) * stages;
   counters_.lts_hit_sectors += o.hit_sectors;
-  counters_.lts_bytes += sector_total;
-  (write ? traffic_.lts[tensor].write : traffic_.lts[tensor].read) += sector_total;
+  counters_.lts_bytes += sector_total * stages;
+  (write ? traffic_.lts[tensor].write : traffic_.lts[tensor].read) += sector_total * stages;
   const double at_l2 = l2_ports_[o.partition].serve(t, static_cast<double>(sector_total));
   write_back(at_l2, o.writeback[0]);
   write_back(at_l2, o.writeback[1]);

@@ -5,6 +5,7 @@
 #include "sim/config/device_loader.h"
 #include "sim/core/run_result.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/l2_cache.h"
 #include "sim/engine/memory_system.h"
 #include "test_launches.h"
 
@@ -37,6 +38,38 @@ TEST(MemorySystem, L1StillCachesGlobalLoadsWithTheL2On) {
   for (int i = 0; i < 3; ++i) m.read(0, 0, 4096, 128, core::Tensor::kK, true);
   EXPECT_EQ(m.counters().l1_hits, 2u);
   EXPECT_EQ(m.traffic().dram[core::Tensor::kK].read, 128u);
+}
+
+// lts__t counts tag lookups: a read that its SM's near partition cannot serve is looked up
+// there and then in the line's home partition (two stages); a near hit, a read of a line homed
+// on the near side and a write (to the home line) are one lookup each.
+TEST(MemorySystem, AReadTheNearPartitionCannotServeIsCountedAtBothTagStages) {
+  const core::DeviceSpec d = config::load_device("h200");
+  ASSERT_EQ(d.l2.partitions, 2u);
+  MemorySystem m(d, 0);
+  const L2Cache probe(d.l2);  // same partition count, so the same home partitions
+  ASSERT_EQ(m.near_partition(0), 0u);
+  auto line_homed_in = [&](std::uint32_t p, std::uint64_t from) {
+    while (probe.home_partition(from) != p) ++from;
+    return from;
+  };
+  const std::uint64_t far = line_homed_in(1, 1000), near = line_homed_in(0, 1000);
+  const std::uint64_t far_written = line_homed_in(1, far + 1);
+  const auto lts = [&] { return m.counters().lts_bytes; };
+
+  m.read(0, 0, far * 128, 128, core::Tensor::kK, false);  // near miss, then home miss (DRAM)
+  EXPECT_EQ(lts(), 2u * 128);
+  EXPECT_EQ(m.counters().lts_sectors, 8u);
+  EXPECT_EQ(m.counters().lts_hit_sectors, 0u);
+  m.read(0, 0, far * 128, 128, core::Tensor::kK, false);  // the near copy now serves it
+  EXPECT_EQ(lts(), 3u * 128);
+  EXPECT_EQ(m.counters().lts_hit_sectors, 4u);
+  m.read(0, 0, near * 128, 128, core::Tensor::kK, false);  // homed on the near side: one stage
+  EXPECT_EQ(lts(), 4u * 128);
+  m.write(0, 0, far_written * 128, 128, core::Tensor::kO);  // a far write: counted once
+  EXPECT_EQ(lts(), 5u * 128);
+  EXPECT_EQ(m.traffic().lts[core::Tensor::kK].read, 4u * 128);  // per tensor as in the total
+  EXPECT_EQ(m.traffic().lts[core::Tensor::kO].write, 128u);
 }
 
 TEST(Engine, L2OffSendsEveryByteOfRepeatedBlockingLoadsToHbmOnAnL1CachingPreset) {

@@ -58,8 +58,10 @@ TEST(TmaBulkLoads, HopperGemmOperandsAreBulkAmpereOnesAreNot) {
 TEST(TmaBulkLoads, BulkLoadsAreNotLimitedByInFlightAllowances) {
   // The same h200 GEMMs as cp.async loads (compute capability 8.0) are held to 12 warps x 1264 B
   // in flight per CTA; as bulk copies they are not, and run markedly faster once the GEMM is
-  // bandwidth-bound (N = 4096: several waves); the L2 requests are equal, and so are the DRAM
-  // bytes up to the re-fetches whose L2 eviction order depends on timing (0.04 % of QK^T's reads).
+  // bandwidth-bound (N = 4096: several waves); the L2 requests are the same, so the L2 bytes are
+  // equal up to the reads looked up in two partitions because their near copy was evicted, and
+  // the DRAM bytes up to the re-fetches, both depending on the eviction order and so on timing
+  // (0.01 % of QK^T's L2 bytes, 0.04 % of its DRAM reads).
   // (At N = 1024, one partial wave, QK^T is latency-bound and bulk copies gain nothing.)
   const core::DeviceSpec hopper = config::load_device("h200");
   const core::DeviceSpec as_ampere = config::load_device("h200", {{"compute_capability", "80"}});
@@ -70,7 +72,9 @@ TEST(TmaBulkLoads, BulkLoadsAreNotLimitedByInFlightAllowances) {
     const double ta = core::find_metric(a[l].metrics, "gpu__time_duration.sum")->value;
     const double tb = core::find_metric(b[l].metrics, "gpu__time_duration.sum")->value;
     EXPECT_LT(ta, 0.8 * tb) << a[l].name << ": bulk " << ta << " ns vs credited " << tb << " ns";
-    EXPECT_EQ(a[l].tensors.lts, b[l].tensors.lts) << a[l].name;
+    const double la = static_cast<double>(a[l].tensors.lts.total_read() + a[l].tensors.lts.total_write());
+    const double lb = static_cast<double>(b[l].tensors.lts.total_read() + b[l].tensors.lts.total_write());
+    EXPECT_NEAR(la / lb, 1.0, 1e-3) << a[l].name;
     const double da = static_cast<double>(a[l].tensors.dram.total_read() + a[l].tensors.dram.total_write());
     const double db = static_cast<double>(b[l].tensors.dram.total_read() + b[l].tensors.dram.total_write());
     EXPECT_NEAR(da / db, 1.0, 1e-3) << a[l].name;
