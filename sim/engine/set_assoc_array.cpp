@@ -6,15 +6,37 @@ namespace attnsim::engine {
 
 namespace {
 
+#if defined(__SSE2__)
+// Lane-wise signed minimum (SSE2 has no pminsd).
+inline __m128i min_epi32(__m128i a, __m128i b) {
+  const __m128i lt = _mm_cmplt_epi32(a, b);
+  return _mm_or_si128(_mm_and_si128(lt, a), _mm_andnot_si128(lt, b));
+}
+#endif
+
 // Index of the first smallest of `n` (a multiple of 16) unsigned stamps.
 std::uint32_t first_min(const std::uint32_t* st, std::uint32_t n) {
 #if defined(__SSE2__)
   const __m128i flip = _mm_set1_epi32(static_cast<int>(0x80000000u));  // unsigned order via signed compare
+  if (n == 16) {  // the presets' associativity: a tree of minimums, no loops
+    const __m128i v0 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(st)), flip);
+    const __m128i v1 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(st + 4)), flip);
+    const __m128i v2 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(st + 8)), flip);
+    const __m128i v3 = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(st + 12)), flip);
+    __m128i m = min_epi32(min_epi32(v0, v1), min_epi32(v2, v3));
+    m = min_epi32(m, _mm_shuffle_epi32(m, 0x4e));  // lanes 2,3,0,1
+    m = min_epi32(m, _mm_shuffle_epi32(m, 0xb1));  // lanes 1,0,3,2: every lane holds the minimum
+    const std::uint32_t eq =
+        static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v0, m)))) |
+        static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v1, m)))) << 4 |
+        static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v2, m)))) << 8 |
+        static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(v3, m)))) << 12;
+    return static_cast<std::uint32_t>(__builtin_ctz(eq));
+  }
   __m128i best = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(st)), flip);
   for (std::uint32_t i = 4; i < n; i += 4) {
     const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(st + i)), flip);
-    const __m128i lt = _mm_cmplt_epi32(v, best);
-    best = _mm_or_si128(_mm_and_si128(lt, v), _mm_andnot_si128(lt, best));
+    best = min_epi32(v, best);
   }
   alignas(16) std::int32_t lanes[4];
   _mm_store_si128(reinterpret_cast<__m128i*>(lanes), best);

@@ -17,8 +17,11 @@
 namespace attnsim::engine {
 
 // Set bits of a sector mask, without the library call std::popcount becomes on x86-64 builds
-// without -mpopcnt.
+// without -mpopcnt: a table for the line model's masks (4 sectors; up to 8), else bit arithmetic.
 inline std::uint32_t sector_count(std::uint64_t x) {
+  // Nibble i of kPop4 is the number of set bits of i.
+  constexpr std::uint64_t kPop4 = 0x4332322132212110ull;
+  if (x < 16) return static_cast<std::uint32_t>(kPop4 >> (4 * x)) & 0xf;
   x = x - ((x >> 1) & 0x5555555555555555ull);
   x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
   x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;

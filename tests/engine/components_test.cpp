@@ -113,6 +113,21 @@ TEST(HbmChannel, TransferCreditTimeAveragesGroupsOfRequests) {
 // The channel lookup's remainder without a division equals x % d for every divisor kind (1, odd,
 // even, powers of two, the presets' 192 and 80, large) at the edges of the 64-bit range and on
 // pseudo-random values.
+TEST(SectorMask, SectorCountEqualsTheNumberOfSetBits) {
+  auto naive = [](std::uint64_t x) {
+    std::uint32_t n = 0;
+    for (; x != 0; x >>= 1) n += static_cast<std::uint32_t>(x & 1);
+    return n;
+  };
+  for (std::uint64_t x = 0; x < 4096; ++x) ASSERT_EQ(sector_count(x), naive(x)) << "x = " << x;
+  std::uint64_t x = 0x243f6a8885a308d3ull;
+  for (int i = 0; i < 100000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
+    ASSERT_EQ(sector_count(x), naive(x)) << "x = " << x;
+  }
+  EXPECT_EQ(sector_count(~0ull), 64u);
+}
+
 TEST(HbmChannel, FastModuloEqualsTheRemainder) {
   const std::uint64_t divisors[] = {1, 2, 3, 5, 7, 12, 64, 80, 96, 192, 1000, 4093, 65536, 1ull << 32,
                                     (1ull << 32) + 1, 0x7fb5d329728ea185ull, ~0ull - 1, ~0ull};
