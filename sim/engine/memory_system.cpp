@@ -168,7 +168,9 @@ MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t sm, cor
   // L2 bandwidth is charged once, to the partition that serves the data.
   const std::uint32_t stages = !write && o.partition != near ? 2 : 1;
   counters_.lts_sectors += static_cast<std::uint64_t>(sectors) * stages;
-  counters_.lts_hit_sectors += o.hit_sectors;
+  // Nsight Compute counts every store sector as a hit ("all stores are considered hits; only
+  // loads cause misses"): a store does not wait for the line, whether or not it was present.
+  counters_.lts_hit_sectors += write ? sectors : o.hit_sectors;
   counters_.lts_bytes += sector_total * stages;
   (write ? traffic_.lts[tensor].write : traffic_.lts[tensor].read) += sector_total * stages;
   const double at_l2 = l2_ports_[o.partition].serve(t, static_cast<double>(sector_total));

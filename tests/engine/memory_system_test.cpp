@@ -72,6 +72,20 @@ TEST(MemorySystem, AReadTheNearPartitionCannotServeIsCountedAtBothTagStages) {
   EXPECT_EQ(m.traffic().lts[core::Tensor::kO].write, 128u);
 }
 
+// Nsight Compute counts every store sector as an L2 hit (a store does not wait for its line);
+// loads of absent sectors are misses.
+TEST(MemorySystem, StoresCountAsL2HitsLoadsOfAbsentSectorsAsMisses) {
+  const core::DeviceSpec d = config::load_device("h200");
+  MemorySystem m(d, 0);
+  m.write(0, 0, 1 << 20, 96, core::Tensor::kO);  // 3 sectors of a line not in the L2
+  EXPECT_EQ(m.counters().lts_sectors, 3u);
+  EXPECT_EQ(m.counters().lts_hit_sectors, 3u);
+  m.read(0, 0, 1 << 20, 128, core::Tensor::kO, false);  // the 4th sector misses
+  EXPECT_GE(m.counters().lts_sectors, 3u + 4u);
+  EXPECT_EQ(m.counters().lts_hit_sectors, 3u + 3u);
+  EXPECT_EQ(m.traffic().dram[core::Tensor::kO].read, 32u);
+}
+
 TEST(Engine, L2OffSendsEveryByteOfRepeatedBlockingLoadsToHbmOnAnL1CachingPreset) {
   // 4 CTAs each load the same 32 x 256-B tile three times with blocking (synchronous) loads.
   const auto p = program_of(std::make_unique<ScriptedLaunch>(4, 128, 0, [](std::uint64_t) {
