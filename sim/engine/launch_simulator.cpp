@@ -526,6 +526,7 @@ core::KernelResult LaunchSimulator::results(double end) {
   core::set_metric(m, "attnsim__l2_near_hits", static_cast<double>(c.l2_near_hits));
   core::set_metric(m, "attnsim__l2_far_hits", static_cast<double>(c.l2_far_hits));
   core::set_metric(m, "attnsim__l2_misses", static_cast<double>(c.l2_misses));
+  core::set_metric(m, "attnsim__l2_request_bytes", static_cast<double>(c.l2_request_bytes));
   core::set_metric(m, "attnsim__l1_hits", static_cast<double>(c.l1_hits));
   if (record_blocking_ && !blocking_done_.empty()) {
     // pointer_chase: the timed loads are the last `loads` blocking loads (the warm traversal

@@ -172,6 +172,7 @@ MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t sm, cor
   // loads cause misses"): a store does not wait for the line, whether or not it was present.
   counters_.lts_hit_sectors += write ? sectors : o.hit_sectors;
   counters_.lts_bytes += sector_total * stages;
+  counters_.l2_request_bytes += sector_total;
   (write ? traffic_.lts[tensor].write : traffic_.lts[tensor].read) += sector_total * stages;
   const double at_l2 = l2_ports_[o.partition].serve(t, static_cast<double>(sector_total));
   write_back(at_l2, o.writeback[0]);

@@ -25,6 +25,7 @@ struct MemoryCounters {
   std::uint64_t lts_sectors = 0;      // sectors looked up (reads + writes)
   std::uint64_t lts_hit_sectors = 0;
   core::Bytes lts_bytes = 0;          // lts__t_bytes: sector-granular (exact bytes when L2 is off)
+  core::Bytes l2_request_bytes = 0;   // the same, each request counted once (sector-granular)
   std::uint64_t l1_hits = 0;
   std::uint64_t l1_misses = 0;
   std::uint64_t l2_near_hits = 0, l2_far_hits = 0, l2_misses = 0;  // line accesses

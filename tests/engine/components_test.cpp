@@ -110,9 +110,7 @@ TEST(HbmChannel, TransferCreditTimeAveragesGroupsOfRequests) {
   EXPECT_DOUBLE_EQ(credit, 5);  // nothing to move: back at once
 }
 
-// The channel lookup's remainder without a division equals x % d for every divisor kind (1, odd,
-// even, powers of two, the presets' 192 and 80, large) at the edges of the 64-bit range and on
-// pseudo-random values.
+// The table and the bit arithmetic of sector_count against a bit-by-bit count.
 TEST(SectorMask, SectorCountEqualsTheNumberOfSetBits) {
   auto naive = [](std::uint64_t x) {
     std::uint32_t n = 0;
@@ -128,6 +126,9 @@ TEST(SectorMask, SectorCountEqualsTheNumberOfSetBits) {
   EXPECT_EQ(sector_count(~0ull), 64u);
 }
 
+// The channel lookup's remainder without a division equals x % d for every divisor kind (1, odd,
+// even, powers of two, the presets' 192 and 80, large) at the edges of the 64-bit range and on
+// pseudo-random values.
 TEST(HbmChannel, FastModuloEqualsTheRemainder) {
   const std::uint64_t divisors[] = {1, 2, 3, 5, 7, 12, 64, 80, 96, 192, 1000, 4093, 65536, 1ull << 32,
                                     (1ull << 32) + 1, 0x7fb5d329728ea185ull, ~0ull - 1, ~0ull};

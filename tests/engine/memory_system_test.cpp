@@ -70,6 +70,7 @@ TEST(MemorySystem, AReadTheNearPartitionCannotServeIsCountedAtBothTagStages) {
   EXPECT_EQ(lts(), 5u * 128);
   EXPECT_EQ(m.traffic().lts[core::Tensor::kK].read, 4u * 128);  // per tensor as in the total
   EXPECT_EQ(m.traffic().lts[core::Tensor::kO].write, 128u);
+  EXPECT_EQ(m.counters().l2_request_bytes, 4u * 128);  // requests, each counted once
 }
 
 // Nsight Compute counts every store sector as an L2 hit (a store does not wait for its line);

@@ -58,10 +58,10 @@ TEST(TmaBulkLoads, HopperGemmOperandsAreBulkAmpereOnesAreNot) {
 TEST(TmaBulkLoads, BulkLoadsAreNotLimitedByInFlightAllowances) {
   // The same h200 GEMMs as cp.async loads (compute capability 8.0) are held to 12 warps x 1264 B
   // in flight per CTA; as bulk copies they are not, and run markedly faster once the GEMM is
-  // bandwidth-bound (N = 4096: several waves); the L2 requests are the same, so the L2 bytes are
-  // equal up to the reads looked up in two partitions because their near copy was evicted, and
-  // the DRAM bytes up to the re-fetches, both depending on the eviction order and so on timing
-  // (0.01 % of QK^T's L2 bytes, 0.04 % of its DRAM reads).
+  // bandwidth-bound (N = 4096: several waves); the L2 requests are equal, while the L2 lookups
+  // (lts__t_bytes: a read whose near copy was evicted is looked up in both partitions) and the
+  // DRAM bytes (re-fetches) depend on the eviction order and so on timing (0.01 % of QK^T's L2
+  // bytes, 0.04 % of its DRAM reads).
   // (At N = 1024, one partial wave, QK^T is latency-bound and bulk copies gain nothing.)
   const core::DeviceSpec hopper = config::load_device("h200");
   const core::DeviceSpec as_ampere = config::load_device("h200", {{"compute_capability", "80"}});
@@ -72,6 +72,9 @@ TEST(TmaBulkLoads, BulkLoadsAreNotLimitedByInFlightAllowances) {
     const double ta = core::find_metric(a[l].metrics, "gpu__time_duration.sum")->value;
     const double tb = core::find_metric(b[l].metrics, "gpu__time_duration.sum")->value;
     EXPECT_LT(ta, 0.8 * tb) << a[l].name << ": bulk " << ta << " ns vs credited " << tb << " ns";
+    EXPECT_EQ(core::find_metric(a[l].metrics, "attnsim__l2_request_bytes")->value,
+              core::find_metric(b[l].metrics, "attnsim__l2_request_bytes")->value)
+        << a[l].name;
     const double la = static_cast<double>(a[l].tensors.lts.total_read() + a[l].tensors.lts.total_write());
     const double lb = static_cast<double>(b[l].tensors.lts.total_read() + b[l].tensors.lts.total_write());
     EXPECT_NEAR(la / lb, 1.0, 1e-3) << a[l].name;
