@@ -34,17 +34,23 @@ double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32
     const std::uint32_t n = low_ones / per;
     const double cost = static_cast<double>(granule) * cycles_per_byte_;
     const std::uint32_t step = credit_at && group > 0 ? group : n;  // requests per credit group
-    for (std::uint32_t g0 = 0; g0 < n; g0 += step) {
-      const std::uint32_t g1 = std::min(n, g0 + step);
-      double last = t;
-      for (std::uint32_t g = g0; g < g1; ++g) {  // serve() with its product hoisted
-        double& free = free_[channel_of(base + static_cast<core::Bytes>(g) * granule)];
-        free = std::max(t, free) + cost;
-        last = std::max(last, free);
+    // The loop once per way of reducing the hash to a channel (no branch per granule).
+    auto whole = [&](auto channel) {
+      for (std::uint32_t g0 = 0; g0 < n; g0 += step) {
+        const std::uint32_t g1 = std::min(n, g0 + step);
+        double last = t;
+        for (std::uint32_t g = g0; g < g1; ++g) {  // serve() with its product hoisted
+          double& free = free_[channel(mixed(base + static_cast<core::Bytes>(g) * granule))];
+          free = std::max(t, free) + cost;
+          last = std::max(last, free);
+        }
+        done = std::max(done, last);
+        weighted += static_cast<double>(static_cast<core::Bytes>(g1 - g0) * granule) * last;
       }
-      done = std::max(done, last);
-      weighted += static_cast<double>(static_cast<core::Bytes>(g1 - g0) * granule) * last;
-    }
+    };
+    if (channel_mask_) whole([m = channel_mask_](std::uint64_t x) { return x & m; });
+    else if (channel_mod_.narrow()) whole([this](std::uint64_t x) { return channel_mod_.narrow_mod(x); });
+    else whole([this](std::uint64_t x) { return channel_mod_(x); });
     moved = static_cast<core::Bytes>(n) * granule;
     mask = 0;
   }

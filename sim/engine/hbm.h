@@ -16,10 +16,26 @@ namespace attnsim::engine {
 // longest-latency step of a channel lookup): with c = ceil(2^128 / d), x % d is the high 64 bits
 // of (c * x mod 2^128) * d / 2^64, exactly for every 64-bit x and every d >= 1 (Lemire, Kaser and
 // Kurz, "Faster remainder by direct computation", 2019, Theorem 1 with F = 128, N = 64).
+//
+// narrow_mod: for d = 2^k * m (m odd) with k >= ceil(log2 m), such as the channel counts 192 =
+// 2^6 * 3, 80 and 96, x % d is x's low k bits beside (x >> k) % m, and x >> k has 64 - k bits, so
+// the same theorem with F = 64 gives it from two 64-bit multiplications (narrow() says whether d
+// is of that form).
 class FastModulo {
  public:
   FastModulo() = default;
-  explicit FastModulo(std::uint64_t d) : d_(d ? d : 1), c_(~__uint128_t{0} / d_ + 1) {}
+  explicit FastModulo(std::uint64_t d) : d_(d ? d : 1), c_(~__uint128_t{0} / d_ + 1) {
+    shift_ = static_cast<unsigned>(__builtin_ctzll(d_));
+    odd_ = d_ >> shift_;
+    narrow_ = odd_ == 1 || shift_ >= static_cast<unsigned>(64 - __builtin_clzll(odd_ - 1));
+    c64_ = odd_ == 1 ? 0 : ~std::uint64_t{0} / odd_ + 1;  // ceil(2^64 / m); 2^64 mod 2^64 for m = 1
+  }
+  bool narrow() const { return narrow_; }
+  std::uint64_t narrow_mod(std::uint64_t x) const {  // x % d, when narrow()
+    const std::uint64_t low = c64_ * (x >> shift_);  // the fraction of (x >> k) / m, scaled by 2^64
+    const std::uint64_t r = static_cast<std::uint64_t>((static_cast<__uint128_t>(low) * odd_) >> 64);
+    return (r << shift_) | (x & ((std::uint64_t{1} << shift_) - 1));
+  }
   std::uint64_t operator()(std::uint64_t x) const {
     const __uint128_t low = c_ * x;  // the fractional part of x / d, scaled by 2^128
     const __uint128_t bottom = static_cast<__uint128_t>(static_cast<std::uint64_t>(low)) * d_;
@@ -30,6 +46,9 @@ class FastModulo {
  private:
   std::uint64_t d_ = 1;
   __uint128_t c_ = 0;  // ceil(2^128 / d); 0 (2^128 mod 2^128) for d = 1
+  std::uint64_t odd_ = 1, c64_ = 0;  // d = 2^shift_ * odd_; c64_ = ceil(2^64 / odd_)
+  unsigned shift_ = 0;
+  bool narrow_ = true;
 };
 
 class Hbm {
@@ -57,14 +76,7 @@ class Hbm {
                   double* credit_at = nullptr);
 
   std::uint32_t channel_of(core::Bytes addr) const {
-    // Hash all address bits above the interleave into the channel index, as memory controllers
-    // do, so that strides and CTAs walking in lockstep do not pile onto a few channels.
-    std::uint64_t x = interleave_shift_ >= 0 ? addr >> interleave_shift_ : addr / interleave_bytes_;
-    x ^= x >> 31;
-    x *= 0x7fb5d329728ea185ull;
-    x ^= x >> 27;
-    x *= 0x81dadef4bc2dd44dull;
-    x ^= x >> 33;
+    const std::uint64_t x = mixed(addr);
     return static_cast<std::uint32_t>(channel_mask_ ? x & channel_mask_ : channel_mod_(x));
   }
   core::Bytes bytes_read() const { return bytes_read_; }
@@ -72,6 +84,17 @@ class Hbm {
   std::uint32_t channels() const { return static_cast<std::uint32_t>(channels_); }
 
  private:
+  // Hash all address bits above the interleave, as memory controllers do, so that strides and
+  // CTAs walking in lockstep do not pile onto a few channels; the channel is this modulo channels.
+  std::uint64_t mixed(core::Bytes addr) const {
+    std::uint64_t x = interleave_shift_ >= 0 ? addr >> interleave_shift_ : addr / interleave_bytes_;
+    x ^= x >> 31;
+    x *= 0x7fb5d329728ea185ull;
+    x ^= x >> 27;
+    x *= 0x81dadef4bc2dd44dull;
+    x ^= x >> 33;
+    return x;
+  }
   // Channel `c` moves `bytes` from max(arrival, its free time); returns when it is done.
   double serve(std::uint32_t c, double t, core::Bytes bytes) {
     const double start = std::max(t, free_[c]);

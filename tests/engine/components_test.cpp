@@ -130,19 +130,34 @@ TEST(SectorMask, SectorCountEqualsTheNumberOfSetBits) {
 // even, powers of two, the presets' 192 and 80, large) at the edges of the 64-bit range and on
 // pseudo-random values.
 TEST(HbmChannel, FastModuloEqualsTheRemainder) {
-  const std::uint64_t divisors[] = {1, 2, 3, 5, 7, 12, 64, 80, 96, 192, 1000, 4093, 65536, 1ull << 32,
-                                    (1ull << 32) + 1, 0x7fb5d329728ea185ull, ~0ull - 1, ~0ull};
+  // narrow_mod applies to 1, 2, 12, 40, 64, 80, 96, 192, 65536, 2^32, 3 * 2^20, 2^63; not to 3, 5, 6,
+  // 7, 1000, 4093, 2^32 + 1 and the large odd ones.
+  const std::uint64_t divisors[] = {1,          2,           3,          5,           6,          7,
+                                    12,         40,          64,         80,          96,         192,
+                                    1000,       4093,        65536,      1ull << 32,  3ull << 20, 1ull << 63,
+                                    (1ull << 32) + 1,        0x7fb5d329728ea185ull,   ~0ull - 1,  ~0ull};
+  int narrow = 0;
+  for (const std::uint64_t d : divisors) narrow += FastModulo(d).narrow() ? 1 : 0;
+  EXPECT_EQ(narrow, 12);
   std::uint64_t x = 0x9e3779b97f4a7c15ull;
   for (const std::uint64_t d : divisors) {
     const FastModulo mod(d);
     const std::uint64_t top = ~std::uint64_t{0};
     for (const std::uint64_t v : {std::uint64_t{0}, std::uint64_t{1}, d - 1, d, d + 1, 2 * d - 1, top, top - 1,
-                                  top / d * d, top / d * d - 1})
+                                  top / d * d, top / d * d - 1}) {
       ASSERT_EQ(mod(v), v % d) << "x = " << v << ", d = " << d;
+      if (mod.narrow()) {
+        ASSERT_EQ(mod.narrow_mod(v), v % d) << "narrow, x = " << v << ", d = " << d;
+      }
+    }
     for (int i = 0; i < 100000; ++i) {
       x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64
       ASSERT_EQ(mod(x), x % d) << "x = " << x << ", d = " << d;
       ASSERT_EQ(mod(x >> 40), (x >> 40) % d) << "x = " << (x >> 40) << ", d = " << d;
+      if (mod.narrow()) {
+        ASSERT_EQ(mod.narrow_mod(x), x % d) << "narrow, x = " << x << ", d = " << d;
+        ASSERT_EQ(mod.narrow_mod(x >> 40), (x >> 40) % d) << "narrow, x = " << (x >> 40) << ", d = " << d;
+      }
     }
   }
 }
