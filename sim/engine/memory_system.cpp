@@ -161,16 +161,17 @@ MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t sm, cor
   const std::uint32_t near = near_partition(sm);
   const L2Outcome o = l2_.access(unit, mask, write, near, static_cast<std::uint8_t>(tensor));
   const core::Bytes sector_total = static_cast<core::Bytes>(sectors) * sector_bytes_;
-  // A read that its SM's near partition could not serve (a far hit, or a miss of a line homed
-  // in the far partition) passes two tag stages: the near partition's, where it misses, then
-  // the home partition's. Nsight Compute's lts__t_* count both lookups. Writes are counted once,
-  // at the home line. Only the counts: the far hit latency already holds the extra hop, and the
-  // L2 bandwidth is charged once, to the partition that serves the data.
-  const std::uint32_t stages = !write && o.partition != near ? 2 : 1;
+  // A request that its SM's near partition does not serve (a read that misses the near copy, a
+  // store to a line homed in the far partition) passes two tag stages: the near partition's,
+  // then, over the partitions' fabric, the home partition's. Nsight Compute's lts__t_* count
+  // both lookups. Only the counts: the far hit latency already holds the extra hop, and the L2
+  // bandwidth is charged once, to the partition that serves the data.
+  const std::uint32_t stages = o.partition != near ? 2 : 1;
   counters_.lts_sectors += static_cast<std::uint64_t>(sectors) * stages;
   // Nsight Compute counts every store sector as a hit ("all stores are considered hits; only
   // loads cause misses"): a store does not wait for the line, whether or not it was present.
-  counters_.lts_hit_sectors += write ? sectors : o.hit_sectors;
+  // A read's near-stage lookup is a miss; its home-stage lookup hits where the home line has it.
+  counters_.lts_hit_sectors += write ? static_cast<std::uint64_t>(sectors) * stages : o.hit_sectors;
   counters_.lts_bytes += sector_total * stages;
   counters_.l2_request_bytes += sector_total;
   (write ? traffic_.lts[tensor].write : traffic_.lts[tensor].read) += sector_total * stages;

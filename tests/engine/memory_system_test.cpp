@@ -40,10 +40,11 @@ TEST(MemorySystem, L1StillCachesGlobalLoadsWithTheL2On) {
   EXPECT_EQ(m.traffic().dram[core::Tensor::kK].read, 128u);
 }
 
-// lts__t counts tag lookups: a read that its SM's near partition cannot serve is looked up
-// there and then in the line's home partition (two stages); a near hit, a read of a line homed
-// on the near side and a write (to the home line) are one lookup each.
-TEST(MemorySystem, AReadTheNearPartitionCannotServeIsCountedAtBothTagStages) {
+// lts__t counts tag lookups: a request that its SM's near partition does not serve (a read that
+// misses the near copy, a store to a line homed in the far partition) is looked up there and then
+// in the line's home partition (two stages); a near hit and a request for a line homed on the
+// near side are one lookup each.
+TEST(MemorySystem, ARequestTheNearPartitionDoesNotServeIsCountedAtBothTagStages) {
   const core::DeviceSpec d = config::load_device("h200");
   ASSERT_EQ(d.l2.partitions, 2u);
   MemorySystem m(d, 0);
@@ -54,7 +55,7 @@ TEST(MemorySystem, AReadTheNearPartitionCannotServeIsCountedAtBothTagStages) {
     return from;
   };
   const std::uint64_t far = line_homed_in(1, 1000), near = line_homed_in(0, 1000);
-  const std::uint64_t far_written = line_homed_in(1, far + 1);
+  const std::uint64_t far_written = line_homed_in(1, far + 1), near_written = line_homed_in(0, near + 1);
   const auto lts = [&] { return m.counters().lts_bytes; };
 
   m.read(0, 0, far * 128, 128, core::Tensor::kK, false);  // near miss, then home miss (DRAM)
@@ -66,25 +67,34 @@ TEST(MemorySystem, AReadTheNearPartitionCannotServeIsCountedAtBothTagStages) {
   EXPECT_EQ(m.counters().lts_hit_sectors, 4u);
   m.read(0, 0, near * 128, 128, core::Tensor::kK, false);  // homed on the near side: one stage
   EXPECT_EQ(lts(), 4u * 128);
-  m.write(0, 0, far_written * 128, 128, core::Tensor::kO);  // a far write: counted once
-  EXPECT_EQ(lts(), 5u * 128);
+  m.write(0, 0, far_written * 128, 128, core::Tensor::kO);  // a far store: two stages
+  EXPECT_EQ(lts(), 6u * 128);
+  m.write(0, 0, near_written * 128, 128, core::Tensor::kO);  // a near store: one
+  EXPECT_EQ(lts(), 7u * 128);
   EXPECT_EQ(m.traffic().lts[core::Tensor::kK].read, 4u * 128);  // per tensor as in the total
-  EXPECT_EQ(m.traffic().lts[core::Tensor::kO].write, 128u);
-  EXPECT_EQ(m.counters().l2_request_bytes, 4u * 128);  // requests, each counted once
+  EXPECT_EQ(m.traffic().lts[core::Tensor::kO].write, 3u * 128);
+  EXPECT_EQ(m.counters().l2_request_bytes, 5u * 128);  // requests, each counted once
 }
 
-// Nsight Compute counts every store sector as an L2 hit (a store does not wait for its line);
-// loads of absent sectors are misses.
+// Nsight Compute counts every store sector as an L2 hit, at each stage it is looked up in (a
+// store does not wait for its line); loads of absent sectors are misses.
 TEST(MemorySystem, StoresCountAsL2HitsLoadsOfAbsentSectorsAsMisses) {
   const core::DeviceSpec d = config::load_device("h200");
   MemorySystem m(d, 0);
-  m.write(0, 0, 1 << 20, 96, core::Tensor::kO);  // 3 sectors of a line not in the L2
+  const L2Cache probe(d.l2);
+  std::uint64_t line = 1 << 13, far_line = 1 << 13;
+  while (probe.home_partition(line) != m.near_partition(0)) ++line;
+  while (probe.home_partition(far_line) == m.near_partition(0)) ++far_line;
+  m.write(0, 0, line * 128, 96, core::Tensor::kO);  // 3 sectors of a near-homed line not in the L2
   EXPECT_EQ(m.counters().lts_sectors, 3u);
   EXPECT_EQ(m.counters().lts_hit_sectors, 3u);
-  m.read(0, 0, 1 << 20, 128, core::Tensor::kO, false);  // the 4th sector misses
-  EXPECT_GE(m.counters().lts_sectors, 3u + 4u);
+  m.read(0, 0, line * 128, 128, core::Tensor::kO, false);  // the 4th sector misses
+  EXPECT_EQ(m.counters().lts_sectors, 3u + 4u);
   EXPECT_EQ(m.counters().lts_hit_sectors, 3u + 3u);
   EXPECT_EQ(m.traffic().dram[core::Tensor::kO].read, 32u);
+  m.write(0, 0, far_line * 128, 64, core::Tensor::kO);  // 2 sectors, far-homed: hits at both stages
+  EXPECT_EQ(m.counters().lts_sectors, 7u + 4u);
+  EXPECT_EQ(m.counters().lts_hit_sectors, 6u + 4u);
 }
 
 TEST(Engine, L2OffSendsEveryByteOfRepeatedBlockingLoadsToHbmOnAnL1CachingPreset) {
