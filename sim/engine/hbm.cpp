@@ -12,7 +12,6 @@ Hbm::Hbm(const core::HbmSpec& spec, double clock_ghz)
   const std::uint32_t n = spec.channels ? spec.channels : 1;
   const double per_channel = spec.bandwidth_gbps / clock_ghz / n;  // bytes per SM cycle
   free_.assign(n, 0.0);
-  channels_ = n;
   cycles_per_byte_ = per_channel > 0 ? 1.0 / per_channel : 0.0;
   interleave_shift_ = std::has_single_bit(interleave_bytes_) ? std::countr_zero(interleave_bytes_) : -1;
   channel_mask_ = n > 1 && std::has_single_bit(n) ? n - 1 : 0;

@@ -81,7 +81,7 @@ class Hbm {
   }
   core::Bytes bytes_read() const { return bytes_read_; }
   core::Bytes bytes_written() const { return bytes_written_; }
-  std::uint32_t channels() const { return static_cast<std::uint32_t>(channels_); }
+  std::uint32_t channels() const { return static_cast<std::uint32_t>(free_.size()); }
 
  private:
   // Hash all address bits above the interleave, as memory controllers do, so that strides and
@@ -103,7 +103,6 @@ class Hbm {
   }
 
   std::vector<double> free_;          // per channel: when it is free again
-  std::uint64_t channels_ = 1;
   double cycles_per_byte_ = 0;        // per channel (all channels alike)
   core::Bytes interleave_bytes_;
   int interleave_shift_ = -1;        // log2(interleave_bytes_) when a power of two

@@ -131,8 +131,7 @@ double MemorySystem::read_impl(double t, std::uint32_t sm, core::Bytes addr, std
   ++counters_.l2_misses;
   const core::Bytes miss_bytes = static_cast<core::Bytes>(o.miss_sectors) * sector_bytes_;
   traffic_.dram[tensor].read += miss_bytes;
-  if constexpr (kCredit) return dram_transfer(at_l2, unit, o.missing, false, credit_group, credit_at);
-  return dram_transfer(at_l2, unit, o.missing, false);
+  return dram_transfer(at_l2, unit, o.missing, false, credit_group, credit_at);
 }
 
 template double MemorySystem::read_impl<false>(double, std::uint32_t, core::Bytes, std::uint32_t, core::Tensor, bool,

@@ -20,8 +20,9 @@
 namespace attnsim::engine {
 
 struct MemoryCounters {
-  // L2 tag-stage lookups, as Nsight Compute's lts__t_* count them: a read that the SM's near
-  // partition cannot serve is looked up there and in its home partition (counted twice).
+  // L2 tag-stage lookups, as Nsight Compute's lts__t_* count them: a request that the SM's near
+  // partition does not serve (a read missing the near copy, a store to a far-homed line) is
+  // looked up there and in its home partition (counted twice); stores count as hits.
   std::uint64_t lts_sectors = 0;      // sectors looked up (reads + writes)
   std::uint64_t lts_hit_sectors = 0;
   core::Bytes lts_bytes = 0;          // lts__t_bytes: sector-granular (exact bytes when L2 is off)
