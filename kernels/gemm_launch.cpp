@@ -31,17 +31,15 @@ GemmLaunch::GemmLaunch(GemmSpec spec, const core::Workload& w)
   shape_.grid_z = w.batch;
 }
 
-GemmLaunch::Tile GemmLaunch::tile_of(std::uint64_t cta) const {
+std::uint64_t GemmLaunch::tiles_in_row(std::uint64_t i) const {
+  return spec_.causal == GemmSpec::Causal::kSkipTiles ? row_start_[i + 1] - row_start_[i] : t_n_;
+}
+
+GemmLaunch::Tile GemmLaunch::tile_at(std::uint64_t bh, std::uint64_t i, std::uint64_t j) const {
   Tile t{};
-  t.bh = cta / tiles_per_matrix_;
-  const std::uint64_t idx = cta % tiles_per_matrix_;
-  if (spec_.causal == GemmSpec::Causal::kSkipTiles) {
-    t.i = static_cast<std::uint64_t>(std::upper_bound(row_start_.begin(), row_start_.end(), idx) - row_start_.begin()) - 1;
-    t.j = idx - row_start_[t.i];
-  } else {
-    t.i = idx / t_n_;
-    t.j = idx % t_n_;
-  }
+  t.bh = bh;
+  t.i = i;
+  t.j = j;
   t.r = std::min(spec_.block_m, spec_.m - t.i * spec_.block_m);
   t.c = std::min(spec_.block_n, spec_.n - t.j * spec_.block_n);
   t.k0 = 0;
@@ -55,21 +53,54 @@ GemmLaunch::Tile GemmLaunch::tile_of(std::uint64_t cta) const {
   return t;
 }
 
+GemmLaunch::Tile GemmLaunch::tile_of(std::uint64_t cta) const {
+  const std::uint64_t bh = cta / tiles_per_matrix_;
+  const std::uint64_t idx = cta % tiles_per_matrix_;
+  if (spec_.causal == GemmSpec::Causal::kSkipTiles) {
+    const auto i =
+        static_cast<std::uint64_t>(std::upper_bound(row_start_.begin(), row_start_.end(), idx) - row_start_.begin()) - 1;
+    return tile_at(bh, i, idx - row_start_[i]);
+  }
+  return tile_at(bh, idx / t_n_, idx % t_n_);
+}
+
+int GemmLaunch::shared_half(const Tile& t, std::uint64_t k_abs) const {
+  if (spec_.cluster < 2) return 0;
+  if (spec_.shared == GemmSpec::Shared::kA) {  // partner (i, j^1): same k range
+    const std::uint64_t pj = t.j ^ 1;
+    return pj < tiles_in_row(t.i) ? 1 + static_cast<int>(t.j & 1) : 0;
+  }
+  const std::uint64_t pi = t.i ^ 1;  // partner (i^1, j): its k range may differ (causal)
+  if (pi >= t_m_) return 0;
+  const Tile p = tile_at(t.bh, pi, t.j);
+  return k_abs >= p.k0 && k_abs < p.k1 ? 1 + static_cast<int>(t.i & 1) : 0;
+}
+
 void GemmLaunch::emit_chunk(const Tile& t, std::uint64_t chunk, std::vector<TileOp>& out) const {
   const std::uint64_t k0 = t.k0 + chunk * spec_.block_k;
   const std::uint64_t kc = std::min(spec_.block_k, t.k1 - k0);
   const std::uint64_t m0 = t.i * spec_.block_m, n0 = t.j * spec_.block_n;
   const std::uint64_t b_matrix = spec_.b_per_kv_head ? layout_.kv_matrix(t.bh) : t.bh;
   const core::Bytes e = elem_;
-  if (spec_.a_layout == GemmSpec::ALayout::kRowMajor)
-    out.push_back(TensorLayout::tile(OpKind::kLoad, spec_.a, t.bh, spec_.m, spec_.k, e, m0, t.r, k0, kc, true));
-  else
-    out.push_back(TensorLayout::tile(OpKind::kLoad, spec_.a, t.bh, spec_.k, spec_.m, e, k0, kc, m0, t.r, true));
-  if (spec_.b_layout == GemmSpec::BLayout::kNT)
-    out.push_back(TensorLayout::tile(OpKind::kLoad, spec_.b, b_matrix, spec_.n, spec_.k, e, n0, t.c, k0, kc, true));
-  else
-    out.push_back(TensorLayout::tile(OpKind::kLoad, spec_.b, b_matrix, spec_.k, spec_.n, e, k0, kc, n0, t.c, true));
-  out[out.size() - 2].bulk = out.back().bulk = spec_.bulk_loads;
+  TileOp a = spec_.a_layout == GemmSpec::ALayout::kRowMajor
+                 ? TensorLayout::tile(OpKind::kLoad, spec_.a, t.bh, spec_.m, spec_.k, e, m0, t.r, k0, kc, true)
+                 : TensorLayout::tile(OpKind::kLoad, spec_.a, t.bh, spec_.k, spec_.m, e, k0, kc, m0, t.r, true);
+  TileOp b = spec_.b_layout == GemmSpec::BLayout::kNT
+                 ? TensorLayout::tile(OpKind::kLoad, spec_.b, b_matrix, spec_.n, spec_.k, e, n0, t.c, k0, kc, true)
+                 : TensorLayout::tile(OpKind::kLoad, spec_.b, b_matrix, spec_.k, spec_.n, e, k0, kc, n0, t.c, true);
+  a.bulk = b.bulk = spec_.bulk_loads;
+  TileOp& shared = spec_.shared == GemmSpec::Shared::kA ? a : b;
+  if (const int half = shared_half(t, k0); half != 0) {  // multicast: this member's half of the rows
+    const std::uint32_t first = (shared.rows + 1) / 2;
+    if (half == 2) {
+      shared.addr += first * shared.row_stride;
+      shared.rows -= first;
+    } else {
+      shared.rows = first;
+    }
+  }
+  if (a.rows > 0) out.push_back(a);
+  if (b.rows > 0) out.push_back(b);
 }
 
 bool GemmLaunch::emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const {

@@ -29,6 +29,15 @@ struct GemmSpec {
   std::uint64_t causal_off = 0;               // seq_kv - seq_q
   core::LaunchShape shape;                    // threads, registers, shared memory (grid filled in)
   bool bulk_loads = false;                    // operands by TMA bulk copies (sm_90+), see TileOp::bulk
+  // Thread-block clusters of `cluster` CTAs (1 or 2) whose members share one operand tile per
+  // k-chunk, multicast by TMA (cuBLAS nvjet "1x2" kernels): kA pairs the column tiles (i, j) and
+  // (i, j^1) of one row block (same A tile), kB the row tiles (i, j) and (i^1, j) (same B
+  // chunk). Each member loads half of the shared tile's rows (CUTLASS splits a multicast tile
+  // among the cluster's CTAs); a chunk only one member needs (causal k ranges, no partner) is
+  // loaded whole.
+  enum class Shared : std::uint8_t { kA, kB };
+  std::uint32_t cluster = 1;
+  Shared shared = Shared::kA;
 };
 
 class GemmLaunch : public core::KernelLaunch {
@@ -42,7 +51,12 @@ class GemmLaunch : public core::KernelLaunch {
   struct Tile {
     std::uint64_t bh, i, j, r, c, k0, k1;
   };
+  Tile tile_at(std::uint64_t bh, std::uint64_t i, std::uint64_t j) const;
   Tile tile_of(std::uint64_t cta) const;
+  std::uint64_t tiles_in_row(std::uint64_t i) const;
+  // This CTA's part of the shared operand's chunk starting at absolute k `k_abs`: 0 = all of it
+  // (no partner needs it), 1 = first half of its rows, 2 = second half.
+  int shared_half(const Tile& t, std::uint64_t k_abs) const;
   void emit_chunk(const Tile& t, std::uint64_t chunk, std::vector<core::TileOp>& out) const;
 
   GemmSpec spec_;

@@ -109,6 +109,10 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
            w.stages * per_stage + kCublasEpilogueSmem > KernelDefaults::smem_limit(device))
       --w.stages;
   }
+  // cuBLAS on sm_90 launches its nvjet GEMMs as 1x2 clusters that multicast one operand
+  // (kernels.csv: "_1x2_" in every GEMM's name); clusters need sm_90.
+  if (w.gemm_cluster == 0)
+    w.gemm_cluster = device.kind == core::DeviceKind::kGpu && device.compute_capability >= 90 ? 2 : 1;
   if (w.regs_per_thread == 0) w.regs_per_thread = 168;
   if (w.smem_per_cta == 0) w.smem_per_cta = w.stages * per_stage + kCublasEpilogueSmem;
   KernelDefaults::check_smem(w.smem_per_cta, device, "block_m",
@@ -123,6 +127,7 @@ GemmSpec base_spec(const core::Workload& w) {
   g.block_n = w.block_n;
   g.block_k = w.block_k;
   g.stages = w.stages;
+  g.cluster = w.gemm_cluster;
   g.causal_off = w.seq_kv - w.seq_q;
   g.shape.threads_per_cta = w.warps * 32;
   g.shape.regs_per_thread = w.regs_per_thread;
@@ -138,6 +143,7 @@ std::unique_ptr<core::KernelLaunch> scores(const core::Workload& w, std::string 
   g.name = std::move(name);
   g.a = a, g.b = b, g.c = c;
   g.b_layout = GemmSpec::BLayout::kNT;
+  g.shared = GemmSpec::Shared::kA;  // (i, j) and (i, j^1) share the rows of A
   g.b_per_kv_head = true;
   g.m = w.seq_q, g.n = w.seq_kv, g.k = w.head_dim;
   g.causal = w.causal ? GemmSpec::Causal::kSkipTiles : GemmSpec::Causal::kNone;
@@ -152,6 +158,7 @@ std::unique_ptr<core::KernelLaunch> rows(const core::Workload& w, std::string na
   g.name = std::move(name);
   g.a = a, g.b = b, g.c = c;
   g.b_layout = GemmSpec::BLayout::kNN;
+  g.shared = GemmSpec::Shared::kB;  // (i, j) and (i^1, j) share the chunk of B
   g.b_per_kv_head = true;
   g.m = w.seq_q, g.n = w.head_dim, g.k = w.seq_kv;
   g.causal = w.causal ? GemmSpec::Causal::kKPrefix : GemmSpec::Causal::kNone;
@@ -167,6 +174,7 @@ std::unique_ptr<core::KernelLaunch> keys(const core::Workload& w, std::string na
   g.a = a, g.b = b, g.c = c;
   g.a_layout = GemmSpec::ALayout::kTransposed;
   g.b_layout = GemmSpec::BLayout::kNN;
+  g.shared = GemmSpec::Shared::kB;
   g.m = w.seq_kv, g.n = w.head_dim, g.k = w.seq_q;
   g.causal = w.causal ? GemmSpec::Causal::kKSuffix : GemmSpec::Causal::kNone;
   return std::make_unique<GemmLaunch>(g, w);

@@ -89,6 +89,9 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   positive("block_m", w.block_m);
   positive("block_n", w.block_n);
   positive("block_k", w.block_k);
+  if (m.u32("gemm_cluster", w.gemm_cluster))
+    m.check(w.gemm_cluster == 1 || w.gemm_cluster == 2, "gemm_cluster",
+            "must be 1 or 2 (CTAs per GEMM cluster; leave it out for the device's default)");
   positive32("warps", w.warps);
   positive32("stages", w.stages);
   read_choice<core::CtaOrder>(m, "cta_order", w.cta_order, &parse_order, "row-major, head-major");
@@ -187,6 +190,7 @@ std::string workload_to_yaml(const core::Workload& w) {
   opt("block_m", w.block_m);
   opt("block_n", w.block_n);
   opt("block_k", w.block_k);
+  opt("gemm_cluster", w.gemm_cluster);
   opt("warps", w.warps);
   opt("stages", w.stages);
   opt("regs_per_thread", w.regs_per_thread);

@@ -108,8 +108,12 @@ LaunchTraffic launch(std::string name) { return LaunchTraffic{std::move(name), {
 LaunchTraffic gemm_scores(const std::string& name, const Shape& s, const Workload& w, Tensor a, Tensor bt,
                           Tensor c, bool compulsory) {
   const PrefixSums p = prefix_sums(s.nq, w.block_m, s.nkv, w.block_n, w.causal);
+  // 2-CTA clusters: column tiles (i, 2p) and (i, 2p+1) load the A tile once between them, so
+  // row block i loads it ceil(n_i / 2) times; ceil(ceil(y / bn) / 2) = ceil(y / 2bn).
+  const std::uint64_t a_rows =
+      w.gemm_cluster == 2 ? prefix_sums(s.nq, w.block_m, s.nkv, 2 * w.block_n, w.causal).sum_rn : p.sum_rn;
   LaunchTraffic l = launch(name);
-  l.traffic[a].read = s.bh() * (compulsory ? s.nq : p.sum_rn) * s.d * s.v;
+  l.traffic[a].read = s.bh() * (compulsory ? s.nq : a_rows) * s.d * s.v;
   l.traffic[bt].read = compulsory ? s.bg() * s.nkv * s.d * s.v : s.bh() * p.sum_x * s.d * s.v;
   l.traffic[c].write = s.bh() * p.sum_rx * s.v;
   return l;
@@ -120,9 +124,13 @@ LaunchTraffic gemm_rows(const std::string& name, const Shape& s, const Workload&
                         bool compulsory) {
   const PrefixSums p = prefix_sums(s.nq, w.block_m, s.nkv, w.block_k, w.causal);
   const std::uint64_t t_d = ceil_div(s.d, w.block_n);
+  // 2-CTA clusters: row blocks 2p and 2p+1 load B's common keys once between them, so the pair
+  // loads x_{2p+1} keys (the longer prefix), a lone last block its own: one block of 2·bm rows.
+  const std::uint64_t b_keys =
+      w.gemm_cluster == 2 ? prefix_sums(s.nq, 2 * w.block_m, s.nkv, w.block_k, w.causal).sum_x : p.sum_x;
   LaunchTraffic l = launch(name);
   l.traffic[a].read = s.bh() * p.sum_rx * s.v * (compulsory ? 1 : t_d);
-  l.traffic[b].read = compulsory ? s.bg() * s.nkv * s.d * s.v : s.bh() * p.sum_x * s.d * s.v;
+  l.traffic[b].read = compulsory ? s.bg() * s.nkv * s.d * s.v : s.bh() * b_keys * s.d * s.v;
   l.traffic[c].write = s.bh() * s.nq * s.d * s.v;
   return l;
 }
@@ -133,9 +141,13 @@ LaunchTraffic gemm_keys(const std::string& name, const Shape& s, const Workload&
                         bool compulsory) {
   const SuffixSums q = suffix_sums(s.nkv, w.block_m, s.nq, w.block_k, w.causal);
   const std::uint64_t t_d = ceil_div(s.d, w.block_n);
+  // 2-CTA clusters: key blocks 2p and 2p+1 load B's common query rows once between them, so the
+  // pair loads block 2p's suffix (the longer one): one block of 2·bm rows starting where 2p does.
+  const std::uint64_t b_rows =
+      w.gemm_cluster == 2 ? suffix_sums(s.nkv, 2 * w.block_m, s.nq, w.block_k, w.causal).sum_len : q.sum_len;
   LaunchTraffic l = launch(name);
   l.traffic[a].read = s.bh() * q.sum_rlen * s.v * (compulsory ? 1 : t_d);
-  l.traffic[b].read = s.bh() * (compulsory ? s.nq : q.sum_len) * s.d * s.v;
+  l.traffic[b].read = s.bh() * (compulsory ? s.nq : b_rows) * s.d * s.v;
   l.traffic[c].write = s.bh() * s.nkv * s.d * s.v;
   return l;
 }

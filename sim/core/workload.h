@@ -29,6 +29,7 @@ struct Workload {
   std::uint64_t block_m = 0;
   std::uint64_t block_n = 0;
   std::uint64_t block_k = 0;       // GEMM k-tile (standard)
+  std::uint32_t gemm_cluster = 0;  // standard: CTAs per GEMM cluster sharing an operand tile (1, 2); 0 = device's
   std::uint32_t warps = 0;
   std::uint32_t stages = 0;
   CtaOrder cta_order = CtaOrder::kRowMajor;

@@ -64,6 +64,14 @@ TEST(WorkloadLoader, ZeroHeadDimIsRejected) {
   EXPECT_NE(error_of("head_dim: 0\n").find("head_dim: must be positive"), std::string::npos);
 }
 
+TEST(WorkloadLoader, GemmClusterIsOneOrTwo) {
+  EXPECT_EQ(parse("kernel: standard\ngemm_cluster: 2\n").gemm_cluster, 2u);
+  EXPECT_EQ(parse("kernel: standard\n").gemm_cluster, 0u);  // the device's default
+  EXPECT_NE(error_of("kernel: standard\ngemm_cluster: 4\n").find("test.yaml:2: gemm_cluster: must be 1 or 2"),
+            std::string::npos);
+  EXPECT_NE(error_of("gemm_cluster: 0\n").find("test.yaml:1: gemm_cluster: must be 1 or 2"), std::string::npos);
+}
+
 TEST(WorkloadLoader, AllProblemsReportedAtOnce) {
   try {
     parse("batch: 0\nheads: x\ncta_order: diagonal\n");
@@ -124,7 +132,8 @@ TEST(WorkloadLoader, ResolvedYamlRoundTrips) {
   const auto w = parse(
       "kernel: flash_decode\nbatch: 3\nheads: 16\nkv_heads: 2\nseq_q: 1\nseq_kv: 8192\nhead_dim: 128\n"
       "dtype: fp8\ncausal: true\npass: fwdbwd\nblock_m: 64\nblock_n: 32\nwarps: 8\nstages: 3\n"
-      "cta_order: head-major\nregs_per_thread: 128\nsmem_per_cta: 49152\nnum_splits: 4\nseed: 7\n");
+      "cta_order: head-major\nregs_per_thread: 128\nsmem_per_cta: 49152\nnum_splits: 4\nseed: 7\n"
+      "gemm_cluster: 1\n");
   const std::string text = workload_to_yaml(w);
   EXPECT_EQ(workload_to_yaml(parse(text)), text);
   const auto back = parse(text);
@@ -132,6 +141,7 @@ TEST(WorkloadLoader, ResolvedYamlRoundTrips) {
   EXPECT_EQ(back.num_splits, 4u);
   EXPECT_EQ(back.smem_per_cta, 49152u);
   EXPECT_EQ(back.dtype, core::DType::kFp8);
+  EXPECT_EQ(back.gemm_cluster, 1u);
 }
 
 }  // namespace

@@ -41,6 +41,13 @@ std::vector<core::Workload> grid() {
           w.num_splits = k == "flash_decode" ? 3 : 0;
           w.warps = 4;  // the teaching device has 32 K registers per block
           out.push_back(w);
+          if (k == "standard") {  // GEMMs in 2-CTA clusters: the shared operand tile once per pair
+            w.gemm_cluster = 2;
+            out.push_back(w);
+            w.seq_q = 100;  // ragged: a lone last row block (4 rows); 144 keys: whole sectors, causal offset
+            w.seq_kv = 144;
+            out.push_back(w);
+          }
         }
   return out;
 }

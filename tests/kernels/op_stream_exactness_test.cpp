@@ -90,9 +90,12 @@ int for_grid(const std::string& kernel, Check check) {
   return points;
 }
 
-void expect_exact(const std::string& kernel) {
+// gemm_cluster: 0 = the device's default (1 on the test GPU), 2 = standard's GEMMs in 2-CTA
+// clusters that load the shared operand tile once per pair.
+void expect_exact(const std::string& kernel, std::uint32_t gemm_cluster = 0) {
   int mismatches = 0;
-  const int points = for_grid(kernel, [&](const Workload& w) {
+  const int points = for_grid(kernel, [&](Workload w) {
+    w.gemm_cluster = gemm_cluster;
     const core::TileProgram p = make_program(w, testing::small_gpu());
     mismatches += compare(core::TrafficCounter::count(p), core::closed_form_traffic(p.workload), p.workload,
                           "all accesses");
@@ -102,10 +105,11 @@ void expect_exact(const std::string& kernel) {
 }
 
 // Distinct-byte counting is costlier: every third grid point (all variants still covered).
-void expect_compulsory(const std::string& kernel) {
+void expect_compulsory(const std::string& kernel, std::uint32_t gemm_cluster = 0) {
   int mismatches = 0, index = 0;
-  for_grid(kernel, [&](const Workload& w) {
+  for_grid(kernel, [&](Workload w) {
     if (index++ % 3 != 0) return;
+    w.gemm_cluster = gemm_cluster;
     const core::TileProgram p = make_program(w, testing::small_gpu());
     mismatches += compare(core::TrafficCounter::count_distinct(p), core::compulsory_traffic(p.workload), p.workload,
                           "distinct bytes");
@@ -114,6 +118,8 @@ void expect_compulsory(const std::string& kernel) {
 }
 
 TEST(OpStreamExactness, StandardMatchesClosedForms) { expect_exact("standard"); }
+TEST(OpStreamExactness, StandardInTwoCtaClustersMatchesClosedForms) { expect_exact("standard", 2); }
+TEST(OpStreamExactness, StandardInTwoCtaClustersDistinctBytesMatchCompulsory) { expect_compulsory("standard", 2); }
 TEST(OpStreamExactness, Flash1MatchesClosedForms) { expect_exact("flash1"); }
 TEST(OpStreamExactness, Flash2MatchesClosedForms) { expect_exact("flash2"); }
 TEST(OpStreamExactness, StandardDistinctBytesMatchCompulsory) { expect_compulsory("standard"); }

@@ -5,6 +5,7 @@
 
 #include "kernels/registry.h"
 #include "sim/config/device_loader.h"
+#include "sim/core/io_counts.h"
 #include "sim/core/run_result.h"
 #include "sim/engine/engine.h"
 
@@ -20,6 +21,7 @@ core::Workload standard_fwd(std::uint64_t seq = 1024) {
   w.seq_q = seq;
   w.seq_kv = seq;
   w.head_dim = 128;
+  w.gemm_cluster = 1;  // one CTA per operand tile, on every device (see TwoCtaClusters below)
   return w;
 }
 
@@ -81,6 +83,40 @@ TEST(TmaBulkLoads, BulkLoadsAreNotLimitedByInFlightAllowances) {
     const double da = static_cast<double>(a[l].tensors.dram.total_read() + a[l].tensors.dram.total_write());
     const double db = static_cast<double>(b[l].tensors.dram.total_read() + b[l].tensors.dram.total_write());
     EXPECT_NEAR(da / db, 1.0, 1e-3) << a[l].name;
+  }
+}
+
+// cuBLAS's sm_90 GEMMs run as 2-CTA clusters ("_1x2_" in every nvjet name of kernels.csv) that
+// multicast one operand tile to both CTAs: the default on compute capability 9.0+, and the L2
+// sees each shared tile requested once per pair. The L2 requests (every load and store, in
+// whole sectors here) equal the closed forms' bytes for either cluster size, and with pairs
+// QK^T requests a third fewer Q + K bytes (per pair one 256 x 64 Q chunk instead of two, beside
+// two 128 x 64 K chunks) and PV a sixth fewer P + V bytes (one 64 x 128 V chunk instead of two,
+// beside two 256 x 64 P chunks).
+TEST(TmaBulkLoads, TwoCtaClustersRequestTheSharedOperandOncePerPair) {
+  EXPECT_EQ(make_program(standard_fwd(), config::load_device("a100-40gb")).workload.gemm_cluster, 1u);
+  core::Workload w = standard_fwd(1024);
+  w.gemm_cluster = 0;
+  const core::DeviceSpec h200 = config::load_device("h200");
+  const core::TileProgram p2 = make_program(w, h200);
+  EXPECT_EQ(p2.workload.gemm_cluster, 2u);
+  w.gemm_cluster = 1;
+  const core::TileProgram p1 = make_program(w, h200);
+  const auto r2 = engine::simulate(h200, p2);
+  const auto r1 = engine::simulate(h200, p1);
+  const auto f2 = core::closed_form_traffic(p2.workload);
+  const auto f1 = core::closed_form_traffic(p1.workload);
+  double requested_reads[2][3] = {};
+  for (std::size_t l : {std::size_t{0}, std::size_t{2}}) {
+    for (int c = 0; c < 2; ++c) {
+      const auto& r = c ? r2 : r1;
+      const auto& f = c ? f2 : f1;
+      const double req = core::find_metric(r[l].metrics, "attnsim__l2_request_bytes")->value;
+      EXPECT_EQ(req, static_cast<double>(f[l].traffic.total_read() + f[l].traffic.total_write()))
+          << r[l].name << " cluster " << (c + 1);
+      requested_reads[c][l] = req - static_cast<double>(f[l].traffic.total_write());
+    }
+    EXPECT_DOUBLE_EQ(requested_reads[1][l], requested_reads[0][l] * (l == 0 ? 4.0 / 6.0 : 5.0 / 6.0)) << r2[l].name;
   }
 }
 
