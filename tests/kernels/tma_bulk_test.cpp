@@ -120,5 +120,55 @@ TEST(TmaBulkLoads, TwoCtaClustersRequestTheSharedOperandOncePerPair) {
   }
 }
 
+// The two CTAs of a pair each load one half of the shared chunk's rows, back to back, and the
+// unshared operand whole: QK^T's CTAs 0 and 1 (row block 0, column tiles 0 and 1) split the
+// 256-row Q chunk 128 / 128; PV's CTAs 0 and 1 (row blocks 0 and 1, the one column tile of
+// d = 128) split the 64-row V chunk 32 / 32. A CTA without a partner (QK^T with one column
+// tile: seq_kv = 128) loads the chunk whole.
+TEST(TmaBulkLoads, TheCtasOfAPairLoadOneHalfOfTheSharedChunkEach) {
+  const core::DeviceSpec h200 = config::load_device("h200");
+  core::Workload w = standard_fwd(512);
+  w.gemm_cluster = 2;
+  const core::TileProgram p = make_program(w, h200);
+  auto loads = [&](std::size_t launch, std::uint64_t cta, core::Tensor t) {
+    std::vector<core::TileOp> ops, out;
+    p.launches[launch]->emit_step(cta, 0, ops);  // prologue: chunk 0 (and 1, 2) of both operands
+    for (const auto& op : ops)
+      if (op.kind == core::OpKind::kLoad && op.tensor == t) out.push_back(op);
+    return out;
+  };
+  const auto q0 = loads(0, 0, core::Tensor::kQ), q1 = loads(0, 1, core::Tensor::kQ);
+  ASSERT_FALSE(q0.empty());
+  ASSERT_EQ(q0.size(), q1.size());
+  for (std::size_t c = 0; c < q0.size(); ++c) {
+    EXPECT_EQ(q0[c].rows, 128u);
+    EXPECT_EQ(q1[c].rows, 128u);
+    EXPECT_EQ(q1[c].addr, q0[c].addr + 128 * q0[c].row_stride);
+  }
+  for (std::uint64_t cta : {0, 1})
+    for (const auto& k : loads(0, cta, core::Tensor::kK)) EXPECT_EQ(k.rows, 128u) << "K is not shared in QK^T";
+  const auto v0 = loads(2, 0, core::Tensor::kV), v1 = loads(2, 1, core::Tensor::kV);
+  ASSERT_FALSE(v0.empty());
+  ASSERT_EQ(v0.size(), v1.size());
+  for (std::size_t c = 0; c < v0.size(); ++c) {
+    EXPECT_EQ(v0[c].rows, 32u);
+    EXPECT_EQ(v1[c].rows, 32u);
+    EXPECT_EQ(v1[c].addr, v0[c].addr + 32 * v0[c].row_stride);
+  }
+  for (std::uint64_t cta : {0, 1})
+    for (const auto& pl : loads(2, cta, core::Tensor::kP)) EXPECT_EQ(pl.rows, 256u) << "P is not shared in PV";
+  w.seq_kv = 128;  // one column tile per row block: QK^T's CTAs have no partner
+  const core::TileProgram lone = make_program(w, h200);
+  std::vector<core::TileOp> ops;
+  lone.launches[0]->emit_step(0, 0, ops);
+  int q_loads = 0;
+  for (const auto& op : ops)
+    if (op.kind == core::OpKind::kLoad && op.tensor == core::Tensor::kQ) {
+      EXPECT_EQ(op.rows, 256u);
+      ++q_loads;
+    }
+  EXPECT_GT(q_loads, 0);
+}
+
 }  // namespace
 }  // namespace attnsim::kernels
