@@ -131,6 +131,7 @@ bool GemmLaunch::emit_step(std::uint64_t cta, std::uint64_t step, std::vector<Ti
   }
   if (step == chunks + 1) {  // epilogue: fp32 accumulators -> C
     out.push_back(TensorLayout::count_op(OpKind::kElementwise, t.r * t.c));
+    out.push_back(TensorLayout::shared(OpKind::kSharedWrite, spec_.c, t.r, t.c * elem_));
     out.push_back(TensorLayout::tile(OpKind::kStore, spec_.c, t.bh, spec_.m, spec_.n, elem_, t.i * spec_.block_m, t.r,
                                      t.j * spec_.block_n, t.c));
     return true;

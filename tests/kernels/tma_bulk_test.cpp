@@ -170,5 +170,21 @@ TEST(TmaBulkLoads, TheCtasOfAPairLoadOneHalfOfTheSharedChunkEach) {
   EXPECT_GT(q_loads, 0);
 }
 
+// The nvjet launches reserve 16580 B of shared memory beyond their operand stages (kernels.csv:
+// 213188 B = 4 stages x (256 + 128) x 64 x 2 B + 16580 B): the epilogue stages the output tile
+// through shared memory for its TMA store. Each GEMM writes its whole output once to shared
+// memory (S for QK^T, O for PV), and stores it to global memory once.
+TEST(TmaBulkLoads, GemmEpiloguesStageTheOutputTileThroughSharedMemory) {
+  const core::DeviceSpec h200 = config::load_device("h200");
+  core::Workload w = standard_fwd(512);
+  const core::TileProgram p = make_program(w, h200);
+  const auto r = engine::simulate(h200, p);
+  const core::Bytes s_bytes = 4 * 512 * 512 * 2, o_bytes = 4 * 512 * 128 * 2;
+  EXPECT_EQ(r[0].tensors.smem[core::Tensor::kS].write, s_bytes);
+  EXPECT_GT(r[0].tensors.lts[core::Tensor::kS].write, 0u);
+  EXPECT_EQ(r[2].tensors.smem[core::Tensor::kO].write, o_bytes);
+  EXPECT_EQ(r[1].tensors.smem[core::Tensor::kP].write, 0u) << "the softmax rows do not stage P";
+}
+
 }  // namespace
 }  // namespace attnsim::kernels
