@@ -12,5 +12,6 @@ core::TileProgram make_flash2(const core::Workload&, const core::DeviceSpec&);
 core::TileProgram make_flash_decode(const core::Workload&, const core::DeviceSpec&);
 core::TileProgram make_pointer_chase(const core::Workload&, const core::DeviceSpec&);
 core::TileProgram make_stream_read(const core::Workload&, const core::DeviceSpec&);
+core::TileProgram make_stream_copy(const core::Workload&, const core::DeviceSpec&);
 
 }  // namespace attnsim::kernels

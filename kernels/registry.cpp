@@ -13,6 +13,7 @@ const std::vector<KernelEntry>& kernel_registry() {
       {"flash_decode", &make_flash_decode, "split-KV decoding with a reduction kernel"},
       {"pointer_chase", &make_pointer_chase, "one thread, dependent loads over a random cycle"},
       {"stream_read", &make_stream_read, "CTAs reading disjoint slices of a buffer"},
+      {"stream_copy", &make_stream_copy, "CTAs copying disjoint slices of a buffer to a second one"},
   };
   return table;
 }

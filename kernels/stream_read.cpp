@@ -5,6 +5,9 @@
 // load of step i + stages - 1 is issued before step i is consumed (async groups, wait_group
 // stages-1), so up to `stages` steps are in flight per CTA. The final 4-byte store of each
 // CTA's sum is left out (it is not part of the measured bytes).
+// stream_copy: the same loop, storing each step's bytes to the same offset of a second buffer
+// (placed after the first, 2-MiB aligned) instead of summing them: a device-to-device copy
+// (microbench.json's copy_bandwidth, which counts bytes read + bytes written).
 #include <algorithm>
 #include <memory>
 
@@ -23,10 +26,13 @@ constexpr std::uint32_t kRegsPerThread = 32;
 
 class StreamReadLaunch : public core::KernelLaunch {
  public:
-  StreamReadLaunch(const core::Workload& w, std::uint64_t steps_per_cta)
+  StreamReadLaunch(const core::Workload& w, std::uint64_t steps_per_cta, bool copy)
       : programs_(w.programs), warps_(w.warps), stages_(w.stages), step_bytes_(w.bytes_per_step),
-        steps_(steps_per_cta) {}
-  std::string name() const override { return "stream_read"; }
+        steps_(steps_per_cta), copy_(copy) {
+    constexpr core::Bytes kAlign = core::Bytes{2} << 20;
+    dst_ = (programs_ * steps_ * step_bytes_ + kAlign - 1) / kAlign * kAlign;
+  }
+  std::string name() const override { return copy_ ? "stream_copy" : "stream_read"; }
   core::LaunchShape shape() const override {
     core::LaunchShape s;
     s.grid_x = programs_;
@@ -59,6 +65,16 @@ class StreamReadLaunch : public core::KernelLaunch {
     wait.kind = core::OpKind::kWait;
     wait.count = stages_ - 1;
     out.push_back(wait);
+    if (copy_) {
+      core::TileOp store;
+      store.kind = core::OpKind::kStore;
+      store.tensor = core::Tensor::kBuffer;
+      store.rows = 1;
+      store.row_bytes = static_cast<std::uint32_t>(step_bytes_);
+      store.addr = dst_ + base + step * step_bytes_;
+      out.push_back(store);
+      return true;
+    }
     core::TileOp add;
     add.kind = core::OpKind::kElementwise;
     add.count = step_bytes_ / 2;  // one fp32 add per fp16 element
@@ -71,15 +87,16 @@ class StreamReadLaunch : public core::KernelLaunch {
   std::uint32_t warps_, stages_;
   core::Bytes step_bytes_;
   std::uint64_t steps_;
+  bool copy_;
+  core::Bytes dst_ = 0;  // stream_copy: where the second buffer starts
 };
 
 core::ConfigError bad(const std::string& key, const std::string& what) {
   return core::ConfigError(core::ConfigProblem{"", 0, key, what});
 }
 
-}  // namespace
 
-core::TileProgram make_stream_read(const core::Workload& workload, const core::DeviceSpec& device) {
+core::TileProgram make_stream(const core::Workload& workload, const core::DeviceSpec& device, bool copy) {
   core::TileProgram p;
   p.workload = workload;
   core::Workload& w = p.workload;
@@ -94,8 +111,18 @@ core::TileProgram make_stream_read(const core::Workload& workload, const core::D
     throw bad("total_bytes", "total_bytes " + std::to_string(w.total_bytes) + " gives no full step of " +
                                  std::to_string(w.bytes_per_step) + " bytes to each of " +
                                  std::to_string(w.programs) + " programs");
-  p.launches.push_back(std::make_unique<StreamReadLaunch>(w, steps));
+  p.launches.push_back(std::make_unique<StreamReadLaunch>(w, steps, copy));
   return p;
+}
+
+}  // namespace
+
+core::TileProgram make_stream_read(const core::Workload& workload, const core::DeviceSpec& device) {
+  return make_stream(workload, device, false);
+}
+
+core::TileProgram make_stream_copy(const core::Workload& workload, const core::DeviceSpec& device) {
+  return make_stream(workload, device, true);
 }
 
 }  // namespace attnsim::kernels

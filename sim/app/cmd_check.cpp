@@ -108,7 +108,8 @@ std::vector<CheckPoint> sweep_points(const std::string& file, std::uint64_t& ski
   std::vector<CheckPoint> out;
   for (std::uint64_t i = 0; i < expander.size(); ++i) {
     config::SweepPoint p = expander.point(i);
-    if (!p.possible || p.workload.kernel == "pointer_chase" || p.workload.kernel == "stream_read") {
+    if (!p.possible || p.workload.kernel == "pointer_chase" || p.workload.kernel == "stream_read" ||
+        p.workload.kernel == "stream_copy") {
       ++skipped;
       continue;
     }

@@ -21,7 +21,7 @@ int cmd_run(const Args& args, std::ostream& out) {
   desc.add_options()
       ("device", po::value(&device_name)->required(), "device preset name (a100-40gb, a100-80gb, h100-sxm, h200, teaching, scratchpad-accel) or a device YAML path")
       ("workload", po::value(&workload_file), "workload YAML file (keys as in ARCHITECTURE.md)")
-      ("kernel", po::value(&kernel), "kernel name instead of a workload file: standard, flash1, flash2, flash_decode, pointer_chase, stream_read")
+      ("kernel", po::value(&kernel), "kernel name instead of a workload file: standard, flash1, flash2, flash_decode, pointer_chase, stream_read, stream_copy")
       ("set", po::value(&sets)->composing(), "override KEY=VALUE (repeatable); device.<path>=VALUE overrides the device, e.g. --set device.l2.capacity_bytes=0")
       ("out", po::value(&out_path), "write the result to this HDF5 file (docs/hdf5-schema.md)")
       ("json", po::bool_switch(), "print the result as one JSON object instead of the text report")

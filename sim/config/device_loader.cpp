@@ -30,6 +30,8 @@ void read_hbm(MapReader m, core::HbmSpec& h) {
     m.check(is_pow2(h.interleave_bytes), "interleave_bytes", "must be a power of two, got " + std::to_string(h.interleave_bytes));
   if (m.number("bandwidth_gbps", h.bandwidth_gbps, Need::kRequired))
     m.check(h.bandwidth_gbps > 0, "bandwidth_gbps", "must be positive");
+  if (m.number("write_bandwidth_gbps", h.write_bandwidth_gbps))
+    m.check(h.write_bandwidth_gbps > 0, "write_bandwidth_gbps", "must be positive (leave it out for bandwidth_gbps)");
   m.u64("latency_cycles", h.latency_cycles, Need::kRequired);
   m.finish();
 }
@@ -315,8 +317,9 @@ std::string device_to_yaml(const core::DeviceSpec& d) {
     << "  capacity_bytes: " << d.hbm.capacity_bytes << "\n"
     << "  channels: " << d.hbm.channels << "\n"
     << "  interleave_bytes: " << d.hbm.interleave_bytes << "\n"
-    << "  bandwidth_gbps: " << format_double(d.hbm.bandwidth_gbps) << "\n"
-    << "  latency_cycles: " << d.hbm.latency_cycles << "\n";
+    << "  bandwidth_gbps: " << format_double(d.hbm.bandwidth_gbps) << "\n";
+  if (d.hbm.write_bandwidth_gbps > 0) o << "  write_bandwidth_gbps: " << format_double(d.hbm.write_bandwidth_gbps) << "\n";
+  o << "  latency_cycles: " << d.hbm.latency_cycles << "\n";
   const auto& l2 = d.l2;
   o << "l2:\n"
     << "  capacity_bytes: " << l2.capacity_bytes << "\n"

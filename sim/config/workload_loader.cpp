@@ -43,7 +43,8 @@ std::optional<core::CtaOrder> parse_order(const std::string& s) {
 
 const std::vector<std::string>& known_kernel_names() {
   static const std::vector<std::string> names = {"standard",     "flash1",       "flash2",
-                                                 "flash_decode", "pointer_chase", "stream_read"};
+                                                 "flash_decode", "pointer_chase", "stream_read",
+                                                 "stream_copy"};
   return names;
 }
 

@@ -16,6 +16,7 @@ struct HbmSpec {
   std::uint32_t channels = 1;        // channels or pseudo-channels
   Bytes interleave_bytes = 256;      // address interleaving granularity across channels
   double bandwidth_gbps = 0;         // peak, all channels together, GB/s (1e9 B/s)
+  double write_bandwidth_gbps = 0;   // the same for writes; 0 = bandwidth_gbps
   Cycles latency_cycles = 0;         // unloaded DRAM latency as seen by an SM (SM cycles)
 };
 

@@ -11,8 +11,11 @@ Hbm::Hbm(const core::HbmSpec& spec, double clock_ghz)
       latency_(static_cast<double>(spec.latency_cycles)) {
   const std::uint32_t n = spec.channels ? spec.channels : 1;
   const double per_channel = spec.bandwidth_gbps / clock_ghz / n;  // bytes per SM cycle
+  const double write_gbps = spec.write_bandwidth_gbps > 0 ? spec.write_bandwidth_gbps : spec.bandwidth_gbps;
+  const double write_per_channel = write_gbps / clock_ghz / n;
   free_.assign(n, 0.0);
   cycles_per_byte_ = per_channel > 0 ? 1.0 / per_channel : 0.0;
+  write_cycles_per_byte_ = write_per_channel > 0 ? 1.0 / write_per_channel : 0.0;
   interleave_shift_ = std::has_single_bit(interleave_bytes_) ? std::countr_zero(interleave_bytes_) : -1;
   channel_mask_ = n > 1 && std::has_single_bit(n) ? n - 1 : 0;
   channel_mod_ = FastModulo(n);
@@ -31,7 +34,7 @@ double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32
   const std::uint32_t low_ones = mask == ~0ull ? 64 : static_cast<std::uint32_t>(__builtin_ctzll(~mask));
   if (mask != 0 && (mask & (mask + 1)) == 0 && per < 64 && low_ones % per == 0) {
     const std::uint32_t n = low_ones / per;
-    const double cost = static_cast<double>(granule) * cycles_per_byte_;
+    const double cost = static_cast<double>(granule) * (write ? write_cycles_per_byte_ : cycles_per_byte_);
     const std::uint32_t step = credit_at && group > 0 ? group : n;  // requests per credit group
     // The loop once per way of reducing the hash to a channel (no branch per granule).
     auto whole = [&](auto channel) {
@@ -59,7 +62,7 @@ double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32
     // A whole granule (the common case) needs no sector count.
     const core::Bytes bytes = m == gmask ? granule : sector_count(m) * sector;
     moved += bytes;
-    const double end = serve(channel_of(a), t, bytes);
+    const double end = serve(channel_of(a), t, bytes, write ? write_cycles_per_byte_ : cycles_per_byte_);
     done = std::max(done, end);
     if (credit_at) {
       group_last = std::max(group_last, end);

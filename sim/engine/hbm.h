@@ -59,12 +59,13 @@ class Hbm {
   // back at the requester: channel queueing + transfer + latency_cycles.
   double read(double t, core::Bytes addr, core::Bytes bytes) {
     bytes_read_ += bytes;
-    return serve(channel_of(addr), t, bytes) + latency_;
+    return serve(channel_of(addr), t, bytes, cycles_per_byte_) + latency_;
   }
-  // A write (write-back or uncached store): occupies the channel, returns when it is done.
+  // A write (write-back or uncached store): occupies the channel, at the write bandwidth, and
+  // returns when it is done.
   double write(double t, core::Bytes addr, core::Bytes bytes) {
     bytes_written_ += bytes;
-    return serve(channel_of(addr), t, bytes);
+    return serve(channel_of(addr), t, bytes, write_cycles_per_byte_);
   }
   // One read (or write) per `granule_bytes` granule from `base` whose group of
   // `sectors_per_granule` bits in `mask` is not empty, of its sectors' bytes, all arriving at
@@ -96,14 +97,15 @@ class Hbm {
     return x;
   }
   // Channel `c` moves `bytes` from max(arrival, its free time); returns when it is done.
-  double serve(std::uint32_t c, double t, core::Bytes bytes) {
+  double serve(std::uint32_t c, double t, core::Bytes bytes, double cycles_per_byte) {
     const double start = std::max(t, free_[c]);
-    free_[c] = start + static_cast<double>(bytes) * cycles_per_byte_;
+    free_[c] = start + static_cast<double>(bytes) * cycles_per_byte;
     return free_[c];
   }
 
   std::vector<double> free_;          // per channel: when it is free again
-  double cycles_per_byte_ = 0;        // per channel (all channels alike)
+  double cycles_per_byte_ = 0;        // per channel (all channels alike): reads
+  double write_cycles_per_byte_ = 0;  // writes (HbmSpec::write_bandwidth_gbps)
   core::Bytes interleave_bytes_;
   int interleave_shift_ = -1;        // log2(interleave_bytes_) when a power of two
   std::uint64_t channel_mask_ = 0;   // channels - 1 when a power of two above one

@@ -105,6 +105,19 @@ TEST(DeviceLoader, BadOverrideIsLocatedAtSet) {
   }
 }
 
+TEST(DeviceLoader, HbmWriteBandwidthDefaultsToTheReadBandwidthAndMustBePositive) {
+  EXPECT_EQ(load_device("h200").hbm.write_bandwidth_gbps, 3800.0);  // calibrated on the copy
+  EXPECT_EQ(load_device("a100-40gb").hbm.write_bandwidth_gbps, 0.0);  // 0: writes at bandwidth_gbps
+  try {
+    load_device("h200", {{"hbm.write_bandwidth_gbps", "0"}});
+    FAIL();
+  } catch (const core::ConfigError& e) {
+    ASSERT_EQ(e.problems().size(), 1u);
+    EXPECT_EQ(e.problems()[0].key_path, "--set device.hbm.write_bandwidth_gbps");
+    EXPECT_NE(std::string(e.what()).find("must be positive"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DeviceLoader, UnknownOverrideKeySuggestsClosest) {
   try {
     load_device("h200", {{"l2.capacty_bytes", "0"}});

@@ -18,6 +18,34 @@ double metric(const core::KernelResult& r, const char* name) {
   return m ? m->value : std::nan("");
 }
 
+// The h200 preset's HBM write bandwidth (hbm.write_bandwidth_gbps) is calibrated on
+// microbench.json's device-to-device copy (torch copy_ of 2 GiB: 4219 GB/s read + write). The
+// engine's stream_copy in the shape of PyTorch's vectorized copy kernel (128 threads, 64 B per
+// thread: 262144 CTAs of 8 KiB) must reproduce it within 5 %; with writes at the read
+// bandwidth (4800 GB/s) it gives 4802 GB/s (+13.8 %), which the test also checks on 512 MiB.
+TEST(Calibration, StreamCopyWithinFivePercentOfH200CopyBandwidth) {
+  const core::DeviceSpec h200 = config::load_device("h200");
+  core::Workload w;
+  w.kernel = "stream_copy";
+  w.bytes_per_step = 8192;
+  auto gbps = [&](const core::DeviceSpec& d, core::Bytes total) {
+    w.total_bytes = total;
+    w.programs = total / w.bytes_per_step;  // one 8 KiB step per CTA
+    const auto r = simulate(d, kernels::make_stream_copy(w, d));
+    return 2.0 * static_cast<double>(total) / metric(r.at(0), "gpu__time_duration.sum");
+  };
+  const double measured = testing::copy_gbps();
+  const double sim = gbps(h200, core::Bytes{2} << 30);
+  std::printf("copy 2 GiB: simulated %.0f GB/s, measured %.0f GB/s (%+.1f %%)\n", sim, measured,
+              100.0 * (sim / measured - 1));
+  EXPECT_NEAR(sim, measured, 0.05 * measured);
+  // A quarter of the copy is enough to see it (the last ~60 MiB of writes are written after the
+  // kernel either way).
+  const core::DeviceSpec same = config::load_device("h200", {{"hbm.write_bandwidth_gbps", "4800"}});
+  const double same_rate = gbps(same, core::Bytes{512} << 20);
+  EXPECT_GT(same_rate, 1.10 * measured) << "writes at the read bandwidth: the copy is too fast";
+}
+
 TEST(Calibration, PointerChaseWithinTenPercentOfH200AtEveryWorkingSet) {
   const core::DeviceSpec h200 = config::load_device("h200");
   const auto points = testing::chase_points();

@@ -60,6 +60,19 @@ TEST(HbmChannel, CountsBytesReadAndWritten) {
   EXPECT_EQ(hbm.bytes_written(), 32u);
 }
 
+// hbm.write_bandwidth_gbps: a write occupies its channel at the write bandwidth, a read at the
+// read bandwidth, in Hbm::write and in Hbm::transfer alike; 0 = the read bandwidth.
+TEST(HbmChannel, WritesOccupyTheChannelAtTheWriteBandwidth) {
+  core::HbmSpec spec = one_channel_hbm();
+  spec.write_bandwidth_gbps = 64;  // 32 B/cycle per channel: a 128-B write takes 4 cycles
+  Hbm hbm(spec, 1.0);
+  EXPECT_DOUBLE_EQ(hbm.write(0, 0, 128), 4);
+  EXPECT_DOUBLE_EQ(hbm.read(0, 0, 128), 4 + 2 + 300);  // queued behind the write, then 2 cycles
+  EXPECT_DOUBLE_EQ(hbm.transfer(10, 0, 0xf, 4, 128, 32, true), 14);
+  Hbm same(one_channel_hbm(), 1.0);
+  EXPECT_DOUBLE_EQ(same.write(0, 0, 128), 2);
+}
+
 // Hbm::transfer (the block model's DRAM requests) is one read / write per granule with sectors
 // to move: the same completion times, channel state and byte counts as the granule-by-granule
 // calls, for whole, partial and empty granules and for reads queued behind earlier ones.

@@ -1,4 +1,4 @@
-// Reads the pointer-chase and stream-read points of tests/data/reference/microbench.json with
+// Reads the pointer-chase and stream-read points and the copy bandwidth of tests/data/reference/microbench.json with
 // regular expressions (the file's layout is fixed; no JSON dependency). Test helper only.
 #pragma once
 
@@ -57,6 +57,15 @@ inline std::vector<StreamPoint> stream_points() {
     out.push_back({std::stoull((*it)[1]), static_cast<std::uint32_t>(std::stoul((*it)[2])), std::stoull((*it)[3]),
                    std::stod((*it)[4])});
   return out;
+}
+
+// copy_bandwidth.GBps: bytes read + bytes written per second of a device-to-device copy.
+inline double copy_gbps() {
+  const std::string s = section(read_microbench(), "copy_bandwidth");
+  std::smatch m;
+  if (!std::regex_search(s, m, std::regex(R"re("GBps":\s*([0-9.eE+-]+))re")))
+    throw std::runtime_error("no copy_bandwidth.GBps");
+  return std::stod(m[1]);
 }
 
 }  // namespace attnsim::engine::testing
