@@ -24,9 +24,9 @@ constexpr core::Bytes kDefaultStep = 16384;
 constexpr core::Bytes kDefaultTotal = core::Bytes{4} << 30;
 constexpr std::uint32_t kRegsPerThread = 32;
 
-class StreamReadLaunch : public core::KernelLaunch {
+class StreamLaunch : public core::KernelLaunch {
  public:
-  StreamReadLaunch(const core::Workload& w, std::uint64_t steps_per_cta, bool copy)
+  StreamLaunch(const core::Workload& w, std::uint64_t steps_per_cta, bool copy)
       : programs_(w.programs), warps_(w.warps), stages_(w.stages), step_bytes_(w.bytes_per_step),
         steps_(steps_per_cta), copy_(copy) {
     constexpr core::Bytes kAlign = core::Bytes{2} << 20;
@@ -95,7 +95,6 @@ core::ConfigError bad(const std::string& key, const std::string& what) {
   return core::ConfigError(core::ConfigProblem{"", 0, key, what});
 }
 
-
 core::TileProgram make_stream(const core::Workload& workload, const core::DeviceSpec& device, bool copy) {
   core::TileProgram p;
   p.workload = workload;
@@ -111,7 +110,7 @@ core::TileProgram make_stream(const core::Workload& workload, const core::Device
     throw bad("total_bytes", "total_bytes " + std::to_string(w.total_bytes) + " gives no full step of " +
                                  std::to_string(w.bytes_per_step) + " bytes to each of " +
                                  std::to_string(w.programs) + " programs");
-  p.launches.push_back(std::make_unique<StreamReadLaunch>(w, steps, copy));
+  p.launches.push_back(std::make_unique<StreamLaunch>(w, steps, copy));
   return p;
 }
 
