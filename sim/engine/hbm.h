@@ -1,7 +1,8 @@
 // HBM as independent channels: addresses interleave across channels every interleave_bytes
-// (hashed), each channel is a bandwidth server of bandwidth_gbps/channels plus a base latency.
-// Leaves out banks, rows, refresh and read/write turnaround (their cost is folded into the
-// configured bandwidth, which is calibrated to measured streaming rather than the datasheet).
+// (hashed), each channel is a bandwidth server of bandwidth_gbps/channels for reads
+// (write_bandwidth_gbps/channels for writes and write-backs) plus a base latency for reads.
+// Leaves out banks, rows, refresh and read/write turnaround (their cost is folded into the two
+// configured bandwidths, calibrated to measured streaming and copying rather than the datasheet).
 #pragma once
 
 #include <algorithm>
