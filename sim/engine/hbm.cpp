@@ -24,6 +24,7 @@ Hbm::Hbm(const core::HbmSpec& spec, double clock_ghz)
 double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32_t per, core::Bytes granule,
                      core::Bytes sector, bool write, std::uint32_t group, double* credit_at) {
   const std::uint64_t gmask = per >= 64 ? ~0ull : (1ull << per) - 1;
+  const double cycles_per_byte = write ? write_cycles_per_byte_ : cycles_per_byte_;
   double done = t;
   core::Bytes moved = 0;
   double group_last = t, weighted = 0;  // credit_at: the open group's last completion, sum of bytes x last
@@ -34,7 +35,7 @@ double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32
   const std::uint32_t low_ones = mask == ~0ull ? 64 : static_cast<std::uint32_t>(__builtin_ctzll(~mask));
   if (mask != 0 && (mask & (mask + 1)) == 0 && per < 64 && low_ones % per == 0) {
     const std::uint32_t n = low_ones / per;
-    const double cost = static_cast<double>(granule) * (write ? write_cycles_per_byte_ : cycles_per_byte_);
+    const double cost = static_cast<double>(granule) * cycles_per_byte;
     const std::uint32_t step = credit_at && group > 0 ? group : n;  // requests per credit group
     // The loop once per way of reducing the hash to a channel (no branch per granule).
     auto whole = [&](auto channel) {
@@ -62,7 +63,7 @@ double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32
     // A whole granule (the common case) needs no sector count.
     const core::Bytes bytes = m == gmask ? granule : sector_count(m) * sector;
     moved += bytes;
-    const double end = serve(channel_of(a), t, bytes, write ? write_cycles_per_byte_ : cycles_per_byte_);
+    const double end = serve(channel_of(a), t, bytes, cycles_per_byte);
     done = std::max(done, end);
     if (credit_at) {
       group_last = std::max(group_last, end);

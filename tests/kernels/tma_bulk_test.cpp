@@ -137,24 +137,21 @@ TEST(TmaBulkLoads, TheCtasOfAPairLoadOneHalfOfTheSharedChunkEach) {
       if (op.kind == core::OpKind::kLoad && op.tensor == t) out.push_back(op);
     return out;
   };
-  const auto q0 = loads(0, 0, core::Tensor::kQ), q1 = loads(0, 1, core::Tensor::kQ);
-  ASSERT_FALSE(q0.empty());
-  ASSERT_EQ(q0.size(), q1.size());
-  for (std::size_t c = 0; c < q0.size(); ++c) {
-    EXPECT_EQ(q0[c].rows, 128u);
-    EXPECT_EQ(q1[c].rows, 128u);
-    EXPECT_EQ(q1[c].addr, q0[c].addr + 128 * q0[c].row_stride);
-  }
+  // CTAs 0 and 1 of `launch` load `half` rows each of every chunk of `t`, back to back.
+  auto expect_halves = [&](std::size_t launch, core::Tensor t, std::uint32_t half) {
+    const auto first = loads(launch, 0, t), second = loads(launch, 1, t);
+    ASSERT_FALSE(first.empty());
+    ASSERT_EQ(first.size(), second.size());
+    for (std::size_t c = 0; c < first.size(); ++c) {
+      EXPECT_EQ(first[c].rows, half);
+      EXPECT_EQ(second[c].rows, half);
+      EXPECT_EQ(second[c].addr, first[c].addr + half * first[c].row_stride);
+    }
+  };
+  expect_halves(0, core::Tensor::kQ, 128);
   for (std::uint64_t cta : {0, 1})
     for (const auto& k : loads(0, cta, core::Tensor::kK)) EXPECT_EQ(k.rows, 128u) << "K is not shared in QK^T";
-  const auto v0 = loads(2, 0, core::Tensor::kV), v1 = loads(2, 1, core::Tensor::kV);
-  ASSERT_FALSE(v0.empty());
-  ASSERT_EQ(v0.size(), v1.size());
-  for (std::size_t c = 0; c < v0.size(); ++c) {
-    EXPECT_EQ(v0[c].rows, 32u);
-    EXPECT_EQ(v1[c].rows, 32u);
-    EXPECT_EQ(v1[c].addr, v0[c].addr + 32 * v0[c].row_stride);
-  }
+  expect_halves(2, core::Tensor::kV, 32);
   for (std::uint64_t cta : {0, 1})
     for (const auto& pl : loads(2, cta, core::Tensor::kP)) EXPECT_EQ(pl.rows, 256u) << "P is not shared in PV";
   w.seq_kv = 128;  // one column tile per row block: QK^T's CTAs have no partner
