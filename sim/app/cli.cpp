@@ -34,6 +34,10 @@ void print_usage(std::ostream& out) {
 }
 }  // namespace
 
+void report_input_error(std::ostream& err, const std::string& command, const std::string& what) {
+  err << "attnsim " << command << ": error: " << what << "\n";
+}
+
 int run_cli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
     print_usage(out);
@@ -55,13 +59,13 @@ int run_cli(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
   try {
     return cmd->run(rest, out);
   } catch (const core::ConfigError& e) {
-    err << "attnsim " << cmd->name << ": error: " << e.what() << "\n";
+    report_input_error(err, cmd->name, e.what());
     return 2;
   } catch (const core::SimError& e) {
     err << "attnsim " << cmd->name << ": simulation error: " << e.what() << "\n";
     return 3;
   } catch (const boost::program_options::error& e) {
-    err << "attnsim " << cmd->name << ": error: " << e.what() << "\n";
+    report_input_error(err, cmd->name, e.what());
     return 2;
   } catch (const std::exception& e) {
     err << "attnsim " << cmd->name << ": internal error: " << e.what() << "\n";

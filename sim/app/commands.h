@@ -27,6 +27,9 @@ struct Command {
 };
 const std::vector<Command>& command_table();
 
+// Writes the line run_cli prints for bad input (exit 2): "attnsim COMMAND: error: WHAT".
+void report_input_error(std::ostream& err, const std::string& command, const std::string& what);
+
 // Runs `attnsim <argv...>` in-process and returns the exit code (used by main and by tests).
 int run_cli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
 

@@ -62,6 +62,10 @@ int MpiSession::broadcast(int value, int root) const {
   return value;
 }
 
+void MpiSession::barrier() const {
+  if (initialised_) MPI_Barrier(MPI_COMM_WORLD);
+}
+
 void MpiSession::send(int dest, int tag, const std::string& payload) const {
   MPI_Send(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, dest, tag, MPI_COMM_WORLD);
 }
@@ -104,6 +108,7 @@ MpiSession::MpiSession() {
 MpiSession::~MpiSession() = default;
 int MpiSession::all_max(int value) const { return value; }
 int MpiSession::broadcast(int value, int) const { return value; }
+void MpiSession::barrier() const {}
 void MpiSession::send(int, int, const std::string&) const { throw core::SimError("MPI is not available"); }
 bool MpiSession::probe(int&, int&) const { return false; }
 std::string MpiSession::receive(int, int&) const { throw core::SimError("MPI is not available"); }

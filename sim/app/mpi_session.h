@@ -28,6 +28,8 @@ class MpiSession {
   // Collectives over every rank.
   int all_max(int value) const;
   int broadcast(int value, int root) const;
+  // Waits until every rank reaches it.
+  void barrier() const;
 
   // Point-to-point text messages.
   void send(int dest, int tag, const std::string& payload) const;
