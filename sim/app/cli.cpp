@@ -34,8 +34,22 @@ void print_usage(std::ostream& out) {
 }
 }  // namespace
 
-void report_input_error(std::ostream& err, const std::string& command, const std::string& what) {
-  err << "attnsim " << command << ": error: " << what << "\n";
+int report_error(std::ostream& err, const std::string& command, std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const core::ConfigError& e) {
+    err << "attnsim " << command << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const core::SimError& e) {
+    err << "attnsim " << command << ": simulation error: " << e.what() << "\n";
+    return 3;
+  } catch (const boost::program_options::error& e) {
+    err << "attnsim " << command << ": error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << "attnsim " << command << ": internal error: " << e.what() << "\n";
+    return 3;
+  }
 }
 
 int run_cli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -58,18 +72,8 @@ int run_cli(const std::vector<std::string>& argv, std::ostream& out, std::ostrea
   Args rest(argv.begin() + 1, argv.end());
   try {
     return cmd->run(rest, out);
-  } catch (const core::ConfigError& e) {
-    report_input_error(err, cmd->name, e.what());
-    return 2;
-  } catch (const core::SimError& e) {
-    err << "attnsim " << cmd->name << ": simulation error: " << e.what() << "\n";
-    return 3;
-  } catch (const boost::program_options::error& e) {
-    report_input_error(err, cmd->name, e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    err << "attnsim " << cmd->name << ": internal error: " << e.what() << "\n";
-    return 3;
+  } catch (...) {
+    return report_error(err, cmd->name, std::current_exception());
   }
 }
 

@@ -56,17 +56,18 @@ void parse_shard(const std::string& s, SweepRunOptions& o) {
 
 }  // namespace
 
-// Under mpirun, ends a rank that must exit 2 together with the others: the rank that reports
-// writes its message first, then every rank waits for all. Without the barrier a rank that returned
-// 2 at once could make mpirun kill the job before the reporting rank had written (seen: 4 of 40
-// runs of a 3-rank bad sweep printed nothing).
-int fail_together(const MpiSession& mpi, bool report, const std::string& message) {
+// Under mpirun, a rank's exit code other than 0 makes mpirun kill the job at once, so ranks end
+// together: each waits here for all the others, and the rank that reports an error writes it
+// before it waits. Otherwise a rank that left early could kill the reporting one before its
+// message was out (seen: 4 of 40 runs of a 3-rank bad sweep printed nothing). Returns the exit
+// code of the reported error (2 for a ConfigError), or `code`.
+int end_together(const MpiSession& mpi, std::exception_ptr report, int code) {
   if (report) {
-    report_input_error(std::cerr, "sweep", message);
+    code = report_error(std::cerr, "sweep", report);
     std::cerr.flush();
   }
   mpi.barrier();
-  return 2;
+  return code;
 }
 
 // Runs `body` on every rank; if any rank throws a ConfigError, every rank returns exit 2 together
@@ -75,12 +76,10 @@ int fail_together(const MpiSession& mpi, bool report, const std::string& message
 template <typename F>
 int agree_on_input(const MpiSession& mpi, F&& body) {
   std::exception_ptr error;
-  std::string message;
   try {
     body();
-  } catch (const core::ConfigError& e) {
+  } catch (const core::ConfigError&) {
     error = std::current_exception();
-    message = e.what();
   }
   if (!mpi.distributed()) {
     if (error) std::rethrow_exception(error);
@@ -90,7 +89,48 @@ int agree_on_input(const MpiSession& mpi, F&& body) {
   const int any = mpi.all_max(mine);
   const int root = mpi.broadcast(mine, 0);
   if (any == 0) return 0;
-  return fail_together(mpi, error && (mpi.rank() == 0 || root == 0), message);
+  return end_together(mpi, error && (mpi.rank() == 0 || root == 0) ? error : nullptr, 2);
+}
+
+// Rank 0's part (all of it in one process): runs the sweep, handing points to the other ranks
+// under mpirun, and writes the file.
+int lead_sweep(const MpiSession& mpi, const Args& args, const std::string& file, const config::SweepSpec& spec,
+               SweepRunOptions o, int jobs, const PointRunner& run_point, std::ostream& out) {
+  // First, so that an exception from here on unwinds through ~MpiSweepMaster, which aborts the
+  // job if the workers were never released (they would wait for rank 0 forever).
+  std::optional<MpiSweepMaster> master;
+  if (mpi.distributed()) o.remote = &master.emplace(mpi);
+  o.jobs = jobs > 0 ? static_cast<unsigned>(jobs)
+           : mpi.distributed() ? 1u
+                               : std::max(1u, std::thread::hardware_concurrency());
+  o.command_line = command_line("sweep", args);
+  o.progress = &std::cerr;
+  o.progress_is_terminal = ::isatty(STDERR_FILENO) != 0;
+  const SigintFlag sigint;
+  o.interrupt = &sigint.raised();
+
+  SweepRunner runner(spec, o, run_point);
+  SweepSummary s;
+  try {
+    s = runner.run();
+  } catch (const SweepInterrupted& e) {
+    std::cerr << "attnsim sweep: " << e.what() << "\n";
+    return 130;
+  } catch (const io::OutputError& e) {
+    // A full disk mid-sweep: the journal keeps every point made durable before it.
+    const io::PointJournal journal(io::PointJournal::dir_for(o.out_path), "");
+    if (!journal.exists()) throw;
+    throw io::OutputError(e.path(), e.problems().front().message + "; the journal " + journal.dir() + " keeps the " +
+                                        std::to_string(journal.size()) +
+                                        " points finished before it: free some space, then rerun with --resume");
+  }
+  out << "sweep " << (spec.name.empty() ? file : spec.name) << ": " << s.total << " points";
+  if (o.shard_count > 1) out << " (shard " << o.shard_index << "/" << o.shard_count << ")";
+  if (mpi.distributed()) out << " on " << mpi.size() << " MPI ranks";
+  out << ": " << s.ok << " ok, " << s.impossible << " impossible, " << s.error << " error";
+  if (s.resumed) out << " (" << s.resumed << " from the interrupted run)";
+  out << "\nwrote " << o.out_path << "\n";
+  return s.error ? 3 : 0;
 }
 
 int cmd_sweep(const Args& args, std::ostream& out) {
@@ -131,46 +171,24 @@ int cmd_sweep(const Args& args, std::ostream& out) {
   // system shared by the nodes), or their point indices would mean different points.
   const int text_hash = static_cast<int>(std::hash<std::string>{}(spec->text) & 0x7fffffff);
   if (mpi.all_max(mpi.broadcast(text_hash, 0) != text_hash ? 2 : 0) != 0) {
-    const core::ConfigError e(core::ConfigProblem{file, 0, "", "the MPI ranks read different contents of this "
-                                                             "file (is it on a file system all nodes share?)"});
-    return fail_together(mpi, mpi.rank() == 0, e.what());
+    const auto e = std::make_exception_ptr(core::ConfigError(core::ConfigProblem{
+        file, 0, "", "the MPI ranks read different contents of this file (is it on a file system all nodes share?)"}));
+    return end_together(mpi, mpi.rank() == 0 ? e : nullptr, 2);
   }
   const PointRunner run_point = [](const core::Workload& w, const core::DeviceSpec& d) { return run_workload(w, d); };
-  if (mpi.rank() != 0) return MpiSweepWorker(mpi, *expander, run_point).run();
-
-  o.jobs = jobs > 0 ? static_cast<unsigned>(jobs)
-           : mpi.distributed() ? 1u
-                               : std::max(1u, std::thread::hardware_concurrency());
-  o.command_line = command_line("sweep", args);
-  o.progress = &std::cerr;
-  o.progress_is_terminal = ::isatty(STDERR_FILENO) != 0;
-  const SigintFlag sigint;
-  o.interrupt = &sigint.raised();
-  std::optional<MpiSweepMaster> master;
-  if (mpi.distributed()) o.remote = &master.emplace(mpi);
-
-  SweepRunner runner(*spec, o, run_point);
-  SweepSummary s;
+  if (!mpi.distributed()) return lead_sweep(mpi, args, file, *spec, o, jobs, run_point, out);
+  // Under mpirun every rank ends through end_together, whatever its result: a worker once rank 0
+  // has released it (rank 0 reports why), rank 0 once it has written its summary or its error.
+  if (mpi.rank() != 0) return end_together(mpi, nullptr, MpiSweepWorker(mpi, *expander, run_point).run());
+  std::exception_ptr error;
+  int code = 0;
   try {
-    s = runner.run();
-  } catch (const SweepInterrupted& e) {
-    std::cerr << "attnsim sweep: " << e.what() << "\n";
-    return 130;
-  } catch (const io::OutputError& e) {
-    // A full disk mid-sweep: the journal keeps every point made durable before it.
-    const io::PointJournal journal(io::PointJournal::dir_for(o.out_path), "");
-    if (!journal.exists()) throw;
-    throw io::OutputError(e.path(), e.problems().front().message + "; the journal " + journal.dir() + " keeps the " +
-                                        std::to_string(journal.size()) +
-                                        " points finished before it: free some space, then rerun with --resume");
+    code = lead_sweep(mpi, args, file, *spec, o, jobs, run_point, out);
+  } catch (...) {
+    error = std::current_exception();
   }
-  out << "sweep " << (spec->name.empty() ? file : spec->name) << ": " << s.total << " points";
-  if (o.shard_count > 1) out << " (shard " << o.shard_index << "/" << o.shard_count << ")";
-  if (mpi.distributed()) out << " on " << mpi.size() << " MPI ranks";
-  out << ": " << s.ok << " ok, " << s.impossible << " impossible, " << s.error << " error";
-  if (s.resumed) out << " (" << s.resumed << " from the interrupted run)";
-  out << "\nwrote " << o.out_path << "\n";
-  return s.error ? 3 : 0;
+  out.flush();
+  return end_together(mpi, error, code);
 }
 
 }  // namespace attnsim::app

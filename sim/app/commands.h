@@ -3,6 +3,7 @@
 // and mapped to exit codes by main().
 #pragma once
 
+#include <exception>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -27,8 +28,10 @@ struct Command {
 };
 const std::vector<Command>& command_table();
 
-// Writes the line run_cli prints for bad input (exit 2): "attnsim COMMAND: error: WHAT".
-void report_input_error(std::ostream& err, const std::string& command, const std::string& what);
+// Writes the line run_cli prints for a subcommand's exception ("attnsim COMMAND: error: ...") and
+// returns its exit code (ConfigError and option errors 2, SimError and others 3). Rethrows what
+// is not a std::exception.
+int report_error(std::ostream& err, const std::string& command, std::exception_ptr error);
 
 // Runs `attnsim <argv...>` in-process and returns the exit code (used by main and by tests).
 int run_cli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
