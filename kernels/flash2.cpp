@@ -31,7 +31,11 @@ class Flash2Fwd : public core::KernelLaunch {
  public:
   explicit Flash2Fwd(const core::Workload& w) : w_(w), layout_(w), t_r_(core::ceil_div(w.seq_q, w.block_m)) {}
   std::string name() const override { return "flash2_fwd"; }
-  core::LaunchShape shape() const override { return attention_shape(w_, t_r_); }
+  core::LaunchShape shape() const override {
+    core::LaunchShape s = attention_shape(w_, t_r_);
+    s.stack_frame_bytes = w_.stack_frame_bytes;
+    return s;
+  }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const override {
     const std::uint64_t bhs = w_.batch * w_.heads;
     const bool row_major = w_.cta_order == core::CtaOrder::kRowMajor;
@@ -71,6 +75,19 @@ class Flash2Fwd : public core::KernelLaunch {
       out.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, warps * c, row_bytes));
       out.push_back(L::mma(m, d, c));
     };
+    if (step == 0 && w_.stack_frame_bytes != 0) {
+      // Register spills: every thread writes its stack frame to local memory once (for FA-2's
+      // d = 128 kernel ptxas reports 172 B of spill stores into a 112 B frame); the engine moves
+      // this CTA's frames to its resident slot's copy. Spill reloads are left out (L1 hits).
+      TileOp frame;
+      frame.kind = OpKind::kStore;
+      frame.tensor = Tensor::kLocal;
+      frame.rows = 1;
+      frame.row_bytes = static_cast<std::uint32_t>(w_.stack_frame_bytes * warps * 32);
+      frame.row_stride = frame.row_bytes;
+      frame.addr = TensorLayout::base(Tensor::kLocal);
+      out.push_back(frame);
+    }
     if (w_.stages == 2) {
       // FA-2's own schedule with one K and one V buffer (the measured 64 KiB = Q + K + V tiles;
       // flash_fwd_kernel.h, compute_attn_1rowblock): the prologue loads Q and K_0; step j waits,

@@ -14,7 +14,7 @@ class TensorLayout {
  public:
   explicit TensorLayout(const core::Workload& w);
 
-  static core::Bytes base(core::Tensor t) { return (static_cast<core::Bytes>(t) + 1) << 40; }
+  static core::Bytes base(core::Tensor t) { return core::tensor_base(t); }
 
   // Matrix index of query head `bh` (= b*heads + h) in a per-KV-head tensor (K, V): GQA/MQA.
   std::uint64_t kv_matrix(std::uint64_t bh) const;

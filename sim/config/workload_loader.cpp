@@ -98,6 +98,12 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   read_choice<core::CtaOrder>(m, "cta_order", w.cta_order, &parse_order, "row-major, head-major");
   positive32("regs_per_thread", w.regs_per_thread);
   if (m.bytes("smem_per_cta", w.smem_per_cta)) m.check(w.smem_per_cta > 0, "smem_per_cta", "must be positive");
+  if (m.u32("stack_frame_bytes", w.stack_frame_bytes)) {
+    // CUDA allows up to 512 KiB of local memory per thread.
+    m.check(w.stack_frame_bytes <= 512 * 1024, "stack_frame_bytes", "must be at most 524288 (512 KiB per thread)");
+    m.check(w.stack_frame_bytes == 0 || w.kernel == "flash2", "stack_frame_bytes",
+            "is modelled for the flash2 forward kernel only (kernel is '" + w.kernel + "')");
+  }
   positive("num_splits", w.num_splits);
   if (m.bytes("sram_bytes", w.sram_bytes)) m.check(w.sram_bytes > 0, "sram_bytes", "must be positive");
   m.boolean("functional", w.functional);
@@ -196,6 +202,7 @@ std::string workload_to_yaml(const core::Workload& w) {
   opt("stages", w.stages);
   opt("regs_per_thread", w.regs_per_thread);
   opt("smem_per_cta", w.smem_per_cta);
+  opt("stack_frame_bytes", w.stack_frame_bytes);
   opt("num_splits", w.num_splits);
   opt("sram_bytes", w.sram_bytes);
   opt("working_set_bytes", w.working_set_bytes);

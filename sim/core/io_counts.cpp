@@ -233,6 +233,10 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
   f.traffic[Tensor::kV].read = f.traffic[Tensor::kK].read;
   f.traffic[Tensor::kO].write = s.bh() * s.nq * q_row;
   if (bwd) f.traffic[Tensor::kLse].write = s.bh() * s.nq * kStatBytes;
+  // Stack frames (register spills): each CTA writes its threads' frames once. Distinct bytes in
+  // the op stream: one CTA's frames (the engine gives each resident slot its own copy).
+  const std::uint64_t frames = static_cast<std::uint64_t>(w.warps) * 32 * w.stack_frame_bytes;
+  f.traffic[Tensor::kLocal].write = c ? frames : s.bh() * ceil_div(s.nq, w.block_m) * frames;
   out.push_back(f);
   if (!bwd) return out;
 

@@ -45,7 +45,9 @@ struct LaunchTraffic {
 std::vector<LaunchTraffic> closed_form_traffic(const Workload& resolved);
 
 // Unbounded L2, flushed (written back) at the end of each launch: each distinct byte a launch
-// reads comes from HBM once and each distinct byte it writes goes to HBM once.
+// reads comes from HBM once and each distinct byte it writes goes to HBM once. Local memory
+// (stack_frame_bytes) counts one CTA's frames, the distinct bytes of the op stream; the engine
+// writes one copy per resident CTA slot it used.
 std::vector<LaunchTraffic> compulsory_traffic(const Workload& resolved);
 
 }  // namespace attnsim::core

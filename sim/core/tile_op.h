@@ -23,9 +23,14 @@ enum class Tensor : std::uint8_t {
   kLsePartial,  // split-KV partial logsumexp (m and ℓ folded)
   kDQAccum,  // fp32 dQ accumulator (flash2 backward)
   kBuffer,   // microbenchmark buffer (stream_read, pointer_chase)
+  kLocal,    // local memory: a CTA's stack frame (register spills); the engine gives each
+             // resident CTA slot its own copy (LaunchShape::stack_frame_bytes)
   kCount     // number of tensors; not a tensor
 };
 constexpr std::size_t kNumTensors = static_cast<std::size_t>(Tensor::kCount);
+
+// Global byte address where tensor `t` starts: every tensor has its own 1 TiB-aligned range.
+constexpr Bytes tensor_base(Tensor t) { return (static_cast<Bytes>(t) + 1) << 40; }
 
 std::string_view to_string(Tensor t);          // "Q", "K", ..., "dO", "O_partial", "buffer"
 std::optional<Tensor> parse_tensor(std::string_view s);

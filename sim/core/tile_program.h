@@ -17,6 +17,10 @@ struct LaunchShape {
   std::uint32_t regs_per_thread = 32;
   Bytes smem_static_bytes = 0;
   Bytes smem_dynamic_bytes = 0;
+  // Local memory per thread (ptxas's "bytes stack frame": register spills). The launch's ops on
+  // Tensor::kLocal address one CTA's frames from tensor_base(kLocal); the engine moves them to the
+  // copy of the resident CTA slot running it, as the hardware maps local memory per thread slot.
+  std::uint32_t stack_frame_bytes = 0;
 
   std::uint64_t num_ctas() const { return grid_x * grid_y * grid_z; }
   Bytes smem_per_cta() const { return smem_static_bytes + smem_dynamic_bytes; }

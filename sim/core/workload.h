@@ -35,6 +35,7 @@ struct Workload {
   CtaOrder cta_order = CtaOrder::kRowMajor;
   std::uint32_t regs_per_thread = 0;   // 0 = kernel's estimate
   Bytes smem_per_cta = 0;              // 0 = kernel's formula
+  std::uint32_t stack_frame_bytes = 0; // flash2 forward: local memory per thread (ptxas "bytes stack frame"); 0 = none
   std::uint64_t num_splits = 0;        // flash_decode; 0 = automatic
   Bytes sram_bytes = 0;                // flash1: on-chip SRAM M in bytes for Algorithm 1 block sizes; 0 = device's
   bool functional = false;

@@ -61,6 +61,8 @@ LaunchSimulator::LaunchSimulator(const core::DeviceSpec& device, const core::Ker
       memory_(device, l1_bytes(device, occupancy_)),
       banks_(device.sm.shared_mem_banks, device.sm.shared_mem_bank_bytes) {
   slots_per_sm_ = occupancy_.active_blocks;
+  // Local memory is allocated per resident thread slot: slot k's CTAs all use the k-th copy.
+  local_stride_ = (static_cast<core::Bytes>(shape_.stack_frame_bytes) * shape_.threads_per_cta + 127) / 128 * 128;
   warps_per_cta_ = shape_.warps_per_cta(device.sm.warp_size ? device.sm.warp_size : 32);
   const core::Bytes line = memory_.line_bytes();
   if (device.kind == core::DeviceKind::kGpu) {
@@ -343,6 +345,9 @@ void LaunchSimulator::advance(std::uint32_t slot, double now) {
         retire(slot, now);
         return;
       }
+      if (local_stride_ != 0)
+        for (core::TileOp& o : s.ops)
+          if (o.tensor == core::Tensor::kLocal) o.addr += static_cast<core::Bytes>(slot) * local_stride_;
       ++s.step;
       continue;
     }

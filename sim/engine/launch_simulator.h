@@ -122,6 +122,7 @@ class LaunchSimulator {
   core::Bytes cta_credit_ = 0;  // 0 = unlimited
   core::Bytes sm_credit_ = 0;   // 0 = unlimited
   core::Bytes chunk_bytes_ = 0;
+  core::Bytes local_stride_ = 0;  // bytes of local memory per resident CTA slot (0: none)
   core::Bytes resume_bytes_ = 0;  // room a CTA out of credits waits for (kResumeLines lines)
   bool dither_ = false;  // block model with a CTA allowance: whole pieces, credit_balance
   std::uint32_t credit_group_ = 0;  // dither_: DRAM requests per line-model credit chunk

@@ -39,6 +39,7 @@ Fields workload_fields(const core::Workload& w) {
       {"cta_order", s(core::to_string(w.cta_order))},
       {"regs_per_thread", u(w.regs_per_thread)},
       {"smem_per_cta", u(w.smem_per_cta)},
+      {"stack_frame_bytes", u(w.stack_frame_bytes)},
       {"num_splits", u(w.num_splits)},
       {"sram_bytes", u(w.sram_bytes)},
       {"functional", w.functional},

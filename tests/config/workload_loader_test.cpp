@@ -72,6 +72,18 @@ TEST(WorkloadLoader, GemmClusterIsOneOrTwo) {
   EXPECT_NE(error_of("gemm_cluster: 0\n").find("test.yaml:1: gemm_cluster: must be 1 or 2"), std::string::npos);
 }
 
+TEST(WorkloadLoader, StackFrameBytesForFlash2Only) {
+  EXPECT_EQ(parse("kernel: flash2\nstack_frame_bytes: 112\n").stack_frame_bytes, 112u);
+  EXPECT_EQ(parse("kernel: flash2\n").stack_frame_bytes, 0u);
+  EXPECT_EQ(parse("kernel: standard\nstack_frame_bytes: 0\n").stack_frame_bytes, 0u);
+  EXPECT_NE(error_of("kernel: standard\nstack_frame_bytes: 112\n")
+                .find("test.yaml:2: stack_frame_bytes: is modelled for the flash2 forward kernel only"),
+            std::string::npos);
+  EXPECT_NE(error_of("stack_frame_bytes: 600000\n").find("test.yaml:1: stack_frame_bytes: must be at most 524288"),
+            std::string::npos);
+  EXPECT_NE(error_of("stack_frame_bytes: -8\n").find("test.yaml:1: stack_frame_bytes"), std::string::npos);
+}
+
 TEST(WorkloadLoader, AllProblemsReportedAtOnce) {
   try {
     parse("batch: 0\nheads: x\ncta_order: diagonal\n");
