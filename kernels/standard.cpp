@@ -23,10 +23,15 @@ constexpr core::Bytes kCublasEpilogueSmem = 16580;   // measured 213188 B minus 
 // per row, 4 rows per 128-thread CTA; rows up to 8192 values -> cunn_SoftMaxForwardReg, one row
 // per 1024-thread CTA holding the row in registers; longer rows -> cunn_SoftMaxForwardSmem,
 // the row staged in shared memory (cols x bytes + 128 B of reduction scratch).
+// The forward kernels are bound by instruction issue, not by HBM: full-precision expf and IEEE
+// division (PyTorch builds without fast math) make a value cost 41 SASS instructions in the warp
+// kernel and 68 / 76 in the block kernels, which compute exp(x - max) twice
+// (experiments/h200_validation/softmax_sass: kernels of the same structure compiled for sm_90).
 struct RowKernelShape {
   std::uint64_t rows_per_cta = 4;
   std::uint32_t threads = 128, regs = 48;
   core::Bytes smem = 0;
+  std::uint64_t instructions_per_value = 41;  // forward softmax, per value of the row
 };
 
 RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
@@ -40,10 +45,12 @@ RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
   k.smem = 128;  // one float per warp for the block reductions
   if (cols <= 8192) {
     k.regs = cols <= 4096 ? 30 : 37;  // kernels.csv: 30 (N=4096), 37 (N=8192)
+    k.instructions_per_value = 68;
     return k;
   }
   k.regs = 32;  // kernels.csv: 32 (N=16384, 32896 B dynamic shared memory)
   k.smem = cols * value_bytes + 128;
+  k.instructions_per_value = 76;
   return k;
 }
 
@@ -74,8 +81,12 @@ class RowwiseLaunch : public core::KernelLaunch {
       const std::uint64_t cols = columns(q);
       for (Tensor t : reads_)
         out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
-      out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));
-      if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
+      if (reads_.size() == 1) {  // forward: issue-bound (RowKernelShape)
+        out.push_back(TensorLayout::count_op(OpKind::kIssue, k_.instructions_per_value * cols));
+        out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
+      } else {
+        out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));
+      }
       out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
     }
     return true;

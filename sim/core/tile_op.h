@@ -46,6 +46,8 @@ enum class OpKind : std::uint8_t {
   kBarrier,      // CTA-wide barrier (__syncthreads)
   kCommit,       // close the group of async loads issued since the last commit
   kWait,         // wait until at most `count` committed async groups are in flight
+  kIssue,        // `count` thread instructions through the SM's warp schedulers (schedulers_per_sm
+                 // warp instructions of warp_size threads per cycle): kernels bound by instruction issue
 };
 
 enum class SmemPattern : std::uint8_t { kRowMajor, kPadded, kSwizzled };

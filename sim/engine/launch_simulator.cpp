@@ -96,6 +96,9 @@ LaunchSimulator::LaunchSimulator(const core::DeviceSpec& device, const core::Ker
   proto.fp32 = BandwidthServer(device.sm.fp32_flops_per_cycle > 0 ? device.sm.fp32_flops_per_cycle : 1e30);
   proto.sfu = BandwidthServer(device.sm.exp_per_cycle > 0 ? device.sm.exp_per_cycle : 1e30);
   proto.smem = BandwidthServer(1.0);  // one wavefront per cycle
+  // One warp instruction per scheduler per cycle, counted in thread instructions.
+  proto.issue = BandwidthServer(static_cast<double>(std::max(1u, device.sm.schedulers_per_sm)) *
+                                std::max(1u, device.sm.warp_size));
   sms_.assign(device.sm.count, proto);
   slots_.resize(static_cast<std::size_t>(device.sm.count) * slots_per_sm_);
   num_ctas_ = shape_.num_ctas();
@@ -398,6 +401,9 @@ void LaunchSimulator::advance(std::uint32_t slot, double now) {
       case core::OpKind::kElementwise:
         flops_ += static_cast<double>(op.count);
         done = sm.fp32.serve(now, static_cast<double>(op.count));
+        break;
+      case core::OpKind::kIssue:
+        done = sm.issue.serve(now, static_cast<double>(op.count));
         break;
       case core::OpKind::kBarrier:
         done = now + kBarrierCycles;

@@ -47,7 +47,7 @@ class LaunchSimulator {
 
  private:
   struct Sm {
-    BandwidthServer lsu, tensor, fp32, sfu, smem;
+    BandwidthServer lsu, tensor, fp32, sfu, smem, issue;
     core::Bytes inflight = 0;
     std::uint32_t waiting = 0;         // slots of this SM waiting for load credits
     std::uint64_t waiting_mask = 0;    // which (bit k: the SM's k-th slot; up to 64 slots)

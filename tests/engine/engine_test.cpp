@@ -179,6 +179,22 @@ TEST(Engine, WavesAndOccupancyMetricsFollowTheOccupancyRules) {
   EXPECT_DOUBLE_EQ(metric(r, "attnsim__cycles"), 5 * 10.0);
 }
 
+TEST(Engine, InstructionIssueIsSharedByTheCtasOfAnSm) {
+  // 4 schedulers x 32 lanes = 128 thread instructions per cycle per SM; 2 CTAs per SM (48 KiB of
+  // shared memory each), 8 CTAs on 4 SMs: each SM issues 2 x 12800 instructions in 200 cycles.
+  core::DeviceSpec d = small_gpu();
+  ASSERT_EQ(d.sm.schedulers_per_sm, 4u);
+  const auto p = program_of(std::make_unique<ScriptedLaunch>(8, 128, 48 * 1024, [](std::uint64_t) {
+    return std::vector<core::TileOp>{simple(core::OpKind::kIssue, 12800)};
+  }));
+  EXPECT_DOUBLE_EQ(metric(simulate(d, p).at(0), "attnsim__cycles"), 200.0);
+  // Two schedulers: twice as long; the FP32 and SFU rates do not enter.
+  d.sm.schedulers_per_sm = 2;
+  d.sm.fp32_flops_per_cycle = 1;
+  d.sm.exp_per_cycle = 1;
+  EXPECT_DOUBLE_EQ(metric(simulate(d, p).at(0), "attnsim__cycles"), 400.0);
+}
+
 TEST(Engine, SameProgramGivesIdenticalMetrics) {
   const auto a = simulate(small_gpu(), reread_program()).at(0);
   const auto b = simulate(small_gpu(), reread_program()).at(0);

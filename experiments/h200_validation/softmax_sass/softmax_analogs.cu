@@ -1,0 +1,134 @@
+#include <cuda_fp16.h>
+#include <math_constants.h>
+
+// Softmax kernels with the structure and arithmetic of PyTorch's row softmaxes (written for this
+// count, not PyTorch's code): one warp per row with the row in registers (softmax_warp_forward),
+// one 1024-thread block per row with the row in registers (cunn_SoftMaxForwardReg) or staged in
+// shared memory (cunn_SoftMaxForwardSmem). Full-precision expf and IEEE division, as PyTorch builds
+// them (no fast math); the block kernels compute exp(x - max) twice, as PyTorch's epilogue does.
+// count.sh compiles them for sm_90 and prints the SASS instructions each extra value per thread adds.
+template <int kElems>
+__global__ void row_softmax_warp(const __half* __restrict__ src, __half* __restrict__ dst, int cols) {
+  const int row = blockIdx.x * 4 + threadIdx.x / 32, lane = threadIdx.x % 32;
+  const __half* s = src + static_cast<size_t>(row) * cols;
+  __half* d = dst + static_cast<size_t>(row) * cols;
+  float v[kElems];
+#pragma unroll
+  for (int i = 0; i < kElems; ++i) {
+    const int c = lane + i * 32;
+    v[i] = c < cols ? __half2float(s[c]) : -CUDART_INF_F;
+  }
+  float m = v[0];
+#pragma unroll
+  for (int i = 1; i < kElems; ++i) m = fmaxf(m, v[i]);
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < kElems; ++i) {
+    v[i] = expf(v[i] - m);
+    sum += v[i];
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+#pragma unroll
+  for (int i = 0; i < kElems; ++i) {
+    const int c = lane + i * 32;
+    if (c < cols) d[c] = __float2half(v[i] / sum);
+  }
+}
+template __global__ void row_softmax_warp<32>(const __half*, __half*, int);
+template __global__ void row_softmax_warp<64>(const __half*, __half*, int);
+
+// Block-per-row kernels: two block reductions (max, sum) through shared memory; output
+// exp(x - max) / sum.
+__device__ float block_reduce(float v, float* smem, bool is_max) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) {
+    const float w = __shfl_xor_sync(0xffffffffu, v, o);
+    v = is_max ? fmaxf(v, w) : v + w;
+  }
+  if (lane == 0) smem[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < blockDim.x / 32 ? smem[lane] : (is_max ? -CUDART_INF_F : 0.f);
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) {
+      const float w = __shfl_xor_sync(0xffffffffu, v, o);
+      v = is_max ? fmaxf(v, w) : v + w;
+    }
+    if (lane == 0) smem[32] = v;
+  }
+  __syncthreads();
+  const float r = smem[32];
+  __syncthreads();
+  return r;
+}
+
+template <int kIlp>
+__global__ void row_softmax_reg(const __half* __restrict__ src, __half* __restrict__ dst, int cols) {
+  __shared__ float smem[33];
+  const __half* s = src + static_cast<size_t>(blockIdx.x) * cols;
+  __half* d = dst + static_cast<size_t>(blockIdx.x) * cols;
+  __half reg[kIlp];
+  float m = -CUDART_INF_F;
+#pragma unroll
+  for (int i = 0; i < kIlp; ++i) {
+    const int c = threadIdx.x + i * blockDim.x;
+    if (c < cols) {
+      reg[i] = s[c];
+      m = fmaxf(m, __half2float(reg[i]));
+    }
+  }
+  m = block_reduce(m, smem, true);
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < kIlp; ++i) {
+    const int c = threadIdx.x + i * blockDim.x;
+    if (c < cols) sum += expf(__half2float(reg[i]) - m);
+  }
+  sum = block_reduce(sum, smem, false);
+#pragma unroll
+  for (int i = 0; i < kIlp; ++i) {
+    const int c = threadIdx.x + i * blockDim.x;
+    if (c < cols) d[c] = __float2half(expf(__half2float(reg[i]) - m) / sum);
+  }
+}
+
+template <int kPer>  // values per thread, staged in shared memory (cols = kPer * blockDim.x)
+__global__ void row_softmax_smem(const __half* __restrict__ src, __half* __restrict__ dst, int cols) {
+  extern __shared__ __half row[];
+  __shared__ float smem[33];
+  const __half* s = src + static_cast<size_t>(blockIdx.x) * cols;
+  __half* d = dst + static_cast<size_t>(blockIdx.x) * cols;
+#pragma unroll
+  for (int i = 0; i < kPer; i += 8) {
+    const int c = (threadIdx.x * 8) + i * blockDim.x;
+    if (c < cols) *reinterpret_cast<uint4*>(&row[c]) = *reinterpret_cast<const uint4*>(&s[c]);
+  }
+  __syncthreads();
+  float m = -CUDART_INF_F;
+#pragma unroll
+  for (int i = 0; i < kPer; ++i) {
+    const int c = threadIdx.x + i * blockDim.x;
+    if (c < cols) m = fmaxf(m, __half2float(row[c]));
+  }
+  m = block_reduce(m, smem, true);
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < kPer; ++i) {
+    const int c = threadIdx.x + i * blockDim.x;
+    if (c < cols) sum += expf(__half2float(row[c]) - m);
+  }
+  sum = block_reduce(sum, smem, false);
+#pragma unroll
+  for (int i = 0; i < kPer; ++i) {
+    const int c = threadIdx.x + i * blockDim.x;
+    if (c < cols) d[c] = __float2half(expf(__half2float(row[c]) - m) / sum);
+  }
+}
+template __global__ void row_softmax_reg<4>(const __half*, __half*, int);
+template __global__ void row_softmax_reg<8>(const __half*, __half*, int);
+template __global__ void row_softmax_smem<16>(const __half*, __half*, int);
+template __global__ void row_softmax_smem<32>(const __half*, __half*, int);

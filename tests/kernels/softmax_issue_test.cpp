@@ -1,0 +1,82 @@
+// The standard kernel's forward softmax is bound by instruction issue: each value of a row costs
+// the SASS instructions of PyTorch-shaped kernels compiled for sm_90
+// (experiments/h200_validation/softmax_sass): 41 in the warp-per-row kernel (rows up to 4096 B),
+// 68 in the block kernel holding the row in registers (up to 8192 values), 76 when the row is
+// staged in shared memory. The backward softmax keeps its FP32 operation count.
+#include <gtest/gtest.h>
+
+#include "kernels/registry.h"
+#include "sim/config/device_loader.h"
+#include "sim/engine/engine.h"
+
+namespace attnsim::kernels {
+namespace {
+
+core::Workload standard(std::uint64_t seq, core::Pass pass = core::Pass::kFwd) {
+  core::Workload w;
+  w.kernel = "standard";
+  w.heads = 2;
+  w.seq_q = 256;
+  w.seq_kv = seq;
+  w.head_dim = 64;
+  w.pass = pass;
+  return w;
+}
+
+double time_ns(const core::KernelResult& r) { return core::find_metric(r.metrics, "gpu__time_duration.sum")->value; }
+
+// Thread instructions the launch's CTA 0 issues, and the values of the row(s) it covers.
+std::uint64_t issued(const core::KernelLaunch& l) {
+  std::vector<core::TileOp> ops;
+  std::uint64_t n = 0;
+  for (std::uint64_t step = 0; l.emit_step(0, step, ops); ++step, ops.clear())
+    for (const auto& op : ops)
+      if (op.kind == core::OpKind::kIssue) n += op.count;
+  return n;
+}
+
+TEST(SoftmaxIssue, InstructionsPerValueFollowPyTorchsKernelChoice) {
+  const core::DeviceSpec dev = config::load_device("h200");
+  struct Case {
+    std::uint64_t seq, rows_per_cta, per_value;
+  };
+  for (const Case c : {Case{1024, 4, 41}, Case{2048, 4, 41}, Case{4096, 1, 68}, Case{8192, 1, 68},
+                       Case{16384, 1, 76}}) {
+    const core::TileProgram p = make_program(standard(c.seq), dev);
+    ASSERT_EQ(p.launches.at(1)->name(), "standard_softmax");
+    EXPECT_EQ(issued(*p.launches[1]), c.rows_per_cta * c.seq * c.per_value) << "seq_kv " << c.seq;
+    EXPECT_EQ(issued(*p.launches[0]), 0u);  // the GEMMs are not issue-bound in the model
+  }
+}
+
+TEST(SoftmaxIssue, BackwardSoftmaxIsNotIssueModelled) {
+  const core::DeviceSpec dev = config::load_device("h200");
+  const core::TileProgram p = make_program(standard(1024, core::Pass::kFwdBwd), dev);
+  bool found = false;
+  for (const auto& l : p.launches)
+    if (l->name() == "standard_bwd_softmax") {
+      found = true;
+      EXPECT_EQ(issued(*l), 0u);
+    }
+  EXPECT_TRUE(found);
+}
+
+// On h200 the issue rate, not HBM, sets the softmax's time at N = 4096: about the time the
+// schedulers need for 68 instructions per value (132 SMs x 4 x 32 per cycle), with the HBM well
+// below its peak.
+TEST(SoftmaxIssue, IssueBoundOnH200) {
+  const core::DeviceSpec dev = config::load_device("h200");
+  core::Workload w = standard(4096);
+  w.heads = 8;
+  w.seq_q = 4096;
+  const auto r = engine::simulate(dev, make_program(w, dev)).at(1);
+  const double values = 8.0 * 4096 * 4096;
+  const double issue_ns = values * 68 / (132.0 * 4 * 32) / dev.clock_ghz;
+  EXPECT_GT(time_ns(r), issue_ns);
+  EXPECT_LT(time_ns(r), 1.3 * issue_ns);
+  const double bytes = static_cast<double>(r.tensors.dram.total_read() + r.tensors.dram.total_write());
+  EXPECT_LT(bytes / time_ns(r), 0.6 * dev.hbm.bandwidth_gbps);  // GB/s
+}
+
+}  // namespace
+}  // namespace attnsim::kernels
