@@ -58,9 +58,11 @@ RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
 // backward (P, dP -> dS). Each row touches the columns the score GEMM wrote for it.
 class RowwiseLaunch : public core::KernelLaunch {
  public:
-  RowwiseLaunch(std::string name, std::vector<Tensor> reads, Tensor write, const core::Workload& w)
+  // `gpu`: the row kernels are CUDA kernels issued by warp schedulers (RowKernelShape); on a
+  // scratchpad device the row work is counted in FP32 operations on its vector unit.
+  RowwiseLaunch(std::string name, std::vector<Tensor> reads, Tensor write, const core::Workload& w, bool gpu)
       : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w),
-        k_(row_kernel_shape(w.seq_kv, w.value_bytes())) {}
+        k_(row_kernel_shape(w.seq_kv, w.value_bytes())), gpu_(gpu) {}
   std::string name() const override { return name_; }
   core::LaunchShape shape() const override {
     core::LaunchShape s;
@@ -81,11 +83,12 @@ class RowwiseLaunch : public core::KernelLaunch {
       const std::uint64_t cols = columns(q);
       for (Tensor t : reads_)
         out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
-      if (reads_.size() == 1) {  // forward: issue-bound (RowKernelShape)
+      if (gpu_ && reads_.size() == 1) {  // forward on a GPU: issue-bound (RowKernelShape)
         out.push_back(TensorLayout::count_op(OpKind::kIssue, k_.instructions_per_value * cols));
         out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
       } else {
         out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));
+        if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
       }
       out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
     }
@@ -105,6 +108,7 @@ class RowwiseLaunch : public core::KernelLaunch {
   Tensor write_;
   core::Workload w_;
   RowKernelShape k_;
+  bool gpu_;
 };
 
 core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {
@@ -198,15 +202,17 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
   p.workload = resolve(workload, device);
   const core::Workload& w = p.workload;
   // cuBLAS on sm_90 loads GEMM operands with TMA bulk copies (kernels.csv: nvjet kernels).
-  const bool bulk = device.kind == core::DeviceKind::kGpu && device.compute_capability >= 90;
+  const bool gpu = device.kind == core::DeviceKind::kGpu;
+  const bool bulk = gpu && device.compute_capability >= 90;
   p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS, bulk));
-  p.launches.push_back(std::make_unique<RowwiseLaunch>("standard_softmax", std::vector<Tensor>{Tensor::kS}, Tensor::kP, w));
+  p.launches.push_back(
+      std::make_unique<RowwiseLaunch>("standard_softmax", std::vector<Tensor>{Tensor::kS}, Tensor::kP, w, gpu));
   p.launches.push_back(rows(w, "standard_pv", Tensor::kP, Tensor::kV, Tensor::kO, bulk));
   if (w.pass == core::Pass::kFwdBwd) {
     p.launches.push_back(keys(w, "standard_bwd_dv", Tensor::kP, Tensor::kDO, Tensor::kDV, bulk));
     p.launches.push_back(scores(w, "standard_bwd_dp", Tensor::kDO, Tensor::kV, Tensor::kDP, bulk));
     p.launches.push_back(std::make_unique<RowwiseLaunch>(
-        "standard_bwd_softmax", std::vector<Tensor>{Tensor::kP, Tensor::kDP}, Tensor::kDS, w));
+        "standard_bwd_softmax", std::vector<Tensor>{Tensor::kP, Tensor::kDP}, Tensor::kDS, w, gpu));
     p.launches.push_back(rows(w, "standard_bwd_dq", Tensor::kDS, Tensor::kK, Tensor::kDQ, bulk));
     p.launches.push_back(keys(w, "standard_bwd_dk", Tensor::kDS, Tensor::kQ, Tensor::kDK, bulk));
   }

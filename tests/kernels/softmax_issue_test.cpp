@@ -5,6 +5,8 @@
 // staged in shared memory. The backward softmax keeps its FP32 operation count.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kernels/registry.h"
 #include "sim/config/device_loader.h"
 #include "sim/engine/engine.h"
@@ -59,6 +61,17 @@ TEST(SoftmaxIssue, BackwardSoftmaxIsNotIssueModelled) {
       EXPECT_EQ(issued(*l), 0u);
     }
   EXPECT_TRUE(found);
+}
+
+TEST(SoftmaxIssue, ScratchpadDevicesCountFp32OperationsInstead) {
+  const core::DeviceSpec dev = config::load_device("scratchpad-accel");
+  const core::TileProgram p = make_program(standard(1024), dev);
+  EXPECT_EQ(issued(*p.launches.at(1)), 0u);
+  std::vector<core::TileOp> ops;
+  ASSERT_TRUE(p.launches[1]->emit_step(0, 0, ops));
+  EXPECT_TRUE(std::any_of(ops.begin(), ops.end(), [](const core::TileOp& op) {
+    return op.kind == core::OpKind::kElementwise && op.count == 3 * 1024;
+  }));
 }
 
 // On h200 the issue rate, not HBM, sets the softmax's time at N = 4096: about the time the
