@@ -83,13 +83,11 @@ class RowwiseLaunch : public core::KernelLaunch {
       const std::uint64_t cols = columns(q);
       for (Tensor t : reads_)
         out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
-      if (gpu_ && reads_.size() == 1) {  // forward on a GPU: issue-bound (RowKernelShape)
+      if (gpu_ && reads_.size() == 1)  // forward on a GPU: issue-bound (RowKernelShape)
         out.push_back(TensorLayout::count_op(OpKind::kIssue, k_.instructions_per_value * cols));
-        out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
-      } else {
+      else
         out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));
-        if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
-      }
+      if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
       out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
     }
     return true;
