@@ -79,14 +79,8 @@ class Flash2Fwd : public core::KernelLaunch {
       // Register spills: every thread writes its stack frame to local memory once (for FA-2's
       // d = 128 kernel ptxas reports 172 B of spill stores into a 112 B frame); the engine moves
       // this CTA's frames to its resident slot's copy. Spill reloads are left out (L1 hits).
-      TileOp frame;
-      frame.kind = OpKind::kStore;
-      frame.tensor = Tensor::kLocal;
-      frame.rows = 1;
-      frame.row_bytes = static_cast<std::uint32_t>(w_.stack_frame_bytes * warps * 32);
-      frame.row_stride = frame.row_bytes;
-      frame.addr = TensorLayout::base(Tensor::kLocal);
-      out.push_back(frame);
+      const std::uint64_t frames = w_.stack_frame_bytes * warps * 32;  // one row of bytes
+      out.push_back(L::tile(OpKind::kStore, Tensor::kLocal, 0, 1, frames, 1, 0, 1, 0, frames));
     }
     if (w_.stages == 2) {
       // FA-2's own schedule with one K and one V buffer (the measured 64 KiB = Q + K + V tiles;

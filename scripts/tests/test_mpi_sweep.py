@@ -67,6 +67,16 @@ def mpi_sweep(att, n, sweep, out, extra=(), timeout=300):
     return run(MPIRUN + ["-n", str(n), att, "sweep", sweep, "--out", out] + list(extra), timeout=timeout)
 
 
+def repeat_errors(att, sweep, out, message):
+    """REPEATS 3-rank runs expected to fail: their exit codes and how often stderr has `message`."""
+    codes, counts = [], []
+    for _ in range(REPEATS):
+        r = mpi_sweep(att, 3, sweep, out, timeout=120)
+        codes.append(r.returncode)
+        counts.append(r.stderr.count(message))
+    return codes, counts
+
+
 def kill_rank_then_resume(att, d, sweep, ref, rank):
     out = os.path.join(d, f"killed{rank}.h5")
     p = subprocess.Popen(MPIRUN + ["-n", "3", att, "sweep", sweep, "--out", out],
@@ -134,11 +144,7 @@ def main():
             f.write("device: teaching\naxes:\n  block_m: []\n")
         # Repeated: a rank leaving with exit 2 before rank 0 had written its message made mpirun
         # kill rank 0 first in 4 of 40 runs (ranks now end together).
-        codes, counts = [], []
-        for _ in range(REPEATS):
-            r = mpi_sweep(att, 3, bad, os.path.join(d, "bad.h5"), timeout=120)
-            codes.append(r.returncode)
-            counts.append(r.stderr.count("empty axis"))
+        codes, counts = repeat_errors(att, bad, os.path.join(d, "bad.h5"), "empty axis")
         check(set(codes) == {2}, f"bad sweep file under mpirun -n 3 exits 2 (rc {codes})")
         check(set(counts) == {1}, f"the error is reported once (by rank 0), in {REPEATS} runs ({counts})")
         check(not any(n.startswith("bad.h5") for n in os.listdir(d)), "bad sweep file leaves no output")
@@ -146,11 +152,7 @@ def main():
         # An error rank 0 finds after the workers started (a journal left without --resume): the
         # workers are released and the message still comes out, once.
         os.makedirs(os.path.join(d, "left.h5.partial"))
-        codes, counts = [], []
-        for _ in range(REPEATS):
-            r = mpi_sweep(att, 3, sweep, os.path.join(d, "left.h5"), timeout=120)
-            codes.append(r.returncode)
-            counts.append(r.stderr.count("pass --resume"))
+        codes, counts = repeat_errors(att, sweep, os.path.join(d, "left.h5"), "pass --resume")
         check(set(codes) == {2}, f"a journal without --resume under mpirun -n 3 exits 2 (rc {codes})")
         check(set(counts) == {1}, f"rank 0 reports it once, in {REPEATS} runs ({counts})")
         check(not os.path.exists(os.path.join(d, "left.h5")), "and writes no output")
