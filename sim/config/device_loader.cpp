@@ -48,8 +48,12 @@ void read_l2(MapReader m, core::L2Spec& l2) {
   if (is_pow2(l2.line_bytes) && is_pow2(l2.sector_bytes))
     m.check(l2.line_bytes % l2.sector_bytes == 0, "line_bytes",
             "must be a multiple of sector_bytes (" + std::to_string(l2.sector_bytes) + ")");
-  if (m.u32("associativity", l2.associativity))
+  if (m.u32("associativity", l2.associativity)) {
     m.check(is_pow2(l2.associativity), "associativity", "must be a power of two, got " + std::to_string(l2.associativity));
+    // The engine's tag store ranks the ways of a set in signed bytes (SetAssocArray::kMaxWays).
+    if (is_pow2(l2.associativity))
+      m.check(l2.associativity <= 128, "associativity", "must be at most 128, got " + std::to_string(l2.associativity));
+  }
   if (m.u32("partitions", l2.partitions)) m.check(l2.partitions > 0, "partitions", "must be positive");
   const Need when_enabled = enabled ? Need::kRequired : Need::kOptional;
   m.u64("near_hit_latency_cycles", l2.near_hit_latency_cycles, when_enabled);

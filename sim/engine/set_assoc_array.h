@@ -1,7 +1,11 @@
 // The tag store of a set-associative, sectored cache, LRU replacement. Each set is one block of
-// host memory in structure-of-arrays form (low tag words, then LRU stamps, then the high tag
-// byte, valid/dirty sector masks and owning tensor), so a miss scans one 64-B host line of tags
-// and one of stamps. Functional only (no timing).
+// host memory in structure-of-arrays form (low tag words, then the ways' LRU ranks, the high tag
+// byte and valid/dirty sector masks; 128 B for 16 ways), so a miss touches two 64-B host lines;
+// the owning tensor of each way is kept apart (written on a fill, read for a dirty victim).
+// LRU as ranks: the real ways of a set hold a permutation of 0..ways-1, ways-1 the most
+// recently used, 0 the victim (an empty way while there is one: empty ways rank below every
+// filled one). A touch, fill or invalidation is a few byte-vector operations, with no global
+// clock to renumber. At most kMaxWays ways. Functional only (no timing).
 #pragma once
 
 #include <algorithm>
@@ -39,9 +43,11 @@ struct Victim {
 class SetAssocArray {
  public:
   static constexpr std::uint32_t kNoWay = 0xffffffffu;
+  static constexpr std::uint32_t kMaxWays = 128;  // ranks are signed bytes
 
   SetAssocArray() = default;
-  // `lines` lines in sets of `ways` (the set count rounds down; at least one set). Lines are
+  // `lines` lines in sets of `ways` (1..kMaxWays, else std::invalid_argument; the set count
+  // rounds down; at least one set). Lines are
   // below 2^40 (addresses below 2^47 with 128-B lines). Sector masks have 8 bits, or 64 with
   // `wide_masks` (kept outside the set blocks; the block model of l2.tracking_bytes).
   SetAssocArray(std::uint64_t lines, std::uint32_t ways, bool wide_masks = false);
@@ -80,7 +86,8 @@ class SetAssocArray {
       }
     }
   }
-  void touch(std::uint32_t set, std::uint32_t way) { stamps(set)[way] = next_stamp(); }
+  // Makes `way` the set's most recently used.
+  void touch(std::uint32_t set, std::uint32_t way) { promote(block(set) + rank_off_, way); }
   void invalidate(std::uint32_t set, std::uint32_t way);
 
   std::uint64_t valid_mask(std::uint32_t set, std::uint32_t way) const {
@@ -104,7 +111,7 @@ class SetAssocArray {
       block(set)[dirty_off_ + way] = static_cast<std::uint8_t>(m);
     }
   }
-  std::uint8_t& tensor(std::uint32_t set, std::uint32_t way) { return block(set)[tensor_off_ + way]; }
+  std::uint8_t& tensor(std::uint32_t set, std::uint32_t way) { return tensor_[slot(set, way)]; }
 
   // Calls f(line, dirty_mask, tensor) for every line with dirty sectors, then empties the array.
   template <class F>
@@ -112,10 +119,9 @@ class SetAssocArray {
     for (std::uint32_t s = 0; s < sets_; ++s) {
       const std::uint8_t* b = block(s);
       const std::uint32_t* tags = reinterpret_cast<const std::uint32_t*>(b);
-      const std::uint32_t* st = reinterpret_cast<const std::uint32_t*>(b + stamp_off_);
       for (std::uint32_t i = 0; i < assoc_; ++i)
-        if (st[i] != 0 && dirty_mask(s, i) != 0)
-          f(line_of(tags[i], b[hi_off_ + i]), dirty_mask(s, i), b[tensor_off_ + i]);
+        if (filled(b, i) && dirty_mask(s, i) != 0)
+          f(line_of(tags[i], b[hi_off_ + i]), dirty_mask(s, i), tensor_[slot(s, i)]);
     }
     clear();
   }
@@ -127,8 +133,7 @@ class SetAssocArray {
   struct alignas(64) Block {  // one host cache line; a set spans stride_ / 64 of them
     std::uint8_t bytes[64];
   };
-  static constexpr std::uint32_t kPadStamp = 0xffffffffu;
-  static constexpr std::uint32_t kMaxStamp = kPadStamp - 1;
+  static constexpr std::int8_t kPadRank = -1;  // padding ways: never the victim, never moved
   // Bit i set where tags[i] == lo, for 16 consecutive ways.
   static std::uint32_t match16(const std::uint32_t* tags, std::uint32_t lo) {
 #if defined(__SSE2__)
@@ -157,28 +162,58 @@ class SetAssocArray {
   const std::uint8_t* block(std::uint32_t set) const {
     return reinterpret_cast<const std::uint8_t*>(mem_.data()) + static_cast<std::size_t>(set) * stride_;
   }
-  std::uint32_t* stamps(std::uint32_t set) { return reinterpret_cast<std::uint32_t*>(block(set) + stamp_off_); }
-  std::uint32_t next_stamp() {
-    if (clock_ == kMaxStamp) renumber();
-    return ++clock_;
+  // A way is filled when its tag words are not both 0 (a tag is line + 1).
+  bool filled(const std::uint8_t* b, std::uint32_t way) const {
+    return reinterpret_cast<const std::uint32_t*>(b)[way] != 0 || b[hi_off_ + way] != 0;
+  }
+  // The way of rank 0 (the first empty way, else the least recently used).
+  std::uint32_t victim_way(const std::uint8_t* ranks) const {
+#if defined(__SSE2__)
+    const __m128i zero = _mm_setzero_si128();
+    for (std::uint32_t c = 0;; c += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks + c));
+      const int m = _mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
+      if (m != 0) return c + static_cast<std::uint32_t>(__builtin_ctz(static_cast<unsigned>(m)));
+    }
+#else
+    for (std::uint32_t i = 0;; ++i)
+      if (ranks[i] == 0) return i;
+#endif
+  }
+  // Moves `way` to the top rank: every way ranked above it moves down one.
+  void promote(std::uint8_t* ranks, std::uint32_t way) const {
+    const std::int8_t r = static_cast<std::int8_t>(ranks[way]);
+    const std::int8_t top = static_cast<std::int8_t>(assoc_ - 1);
+    if (r == top) return;
+#if defined(__SSE2__)
+    const __m128i key = _mm_set1_epi8(r);
+    for (std::uint32_t c = 0; c < padded_; c += 16) {
+      __m128i* p = reinterpret_cast<__m128i*>(ranks + c);
+      const __m128i v = _mm_loadu_si128(p);
+      _mm_storeu_si128(p, _mm_add_epi8(v, _mm_cmpgt_epi8(v, key)));  // -1 where above r
+    }
+#else
+    for (std::uint32_t i = 0; i < padded_; ++i)
+      if (static_cast<std::int8_t>(ranks[i]) > r) --ranks[i];
+#endif
+    ranks[way] = static_cast<std::uint8_t>(top);
   }
   // Puts the line with tag words (lo, hi) into the set's victim way.
   [[gnu::always_inline]] std::uint32_t place(std::uint32_t set, std::uint32_t lo, std::uint8_t hi,
                                              std::uint8_t tensor, Victim& victim);
-  void renumber();  // keeps each set's LRU order, restarts the clock
-  void clear();     // every way empty
+  void clear();  // every way empty
 
   std::uint32_t sets_ = 0;
   std::uint32_t assoc_ = 0;
   std::uint32_t padded_ = 0;  // ways rounded up to 16; padding ways never match (tag 0) and
-                              // are never chosen (stamp kPadStamp)
-  // Byte offsets inside a set's block: tags (u32) at 0, stamps (u32; 0 = empty way), then u8
-  // arrays: high tag byte, valid mask, dirty mask (with wide masks: a flag, mask != 0), tensor.
-  std::size_t stamp_off_ = 0, hi_off_ = 0, valid_off_ = 0, dirty_off_ = 0, tensor_off_ = 0, stride_ = 0;
+                              // are never chosen (rank kPadRank)
+  // Byte offsets inside a set's block: tags (u32) at 0, then u8 arrays: LRU rank (kPadRank on
+  // padding ways), high tag byte, valid mask, dirty mask (with wide masks: a flag, mask != 0).
+  std::size_t rank_off_ = 0, hi_off_ = 0, valid_off_ = 0, dirty_off_ = 0, stride_ = 0;
   std::vector<Block> mem_;
+  std::vector<std::uint8_t> tensor_;  // per way, sets x padded_
   bool wide_ = false;  // 64-bit sector masks in the two arrays below
   std::vector<std::uint64_t> valid64_, dirty64_;
-  std::uint32_t clock_ = 0;
 };
 
 }  // namespace attnsim::engine

@@ -141,6 +141,18 @@ TEST(DeviceLoader, UnknownPresetListsAvailableOnes) {
   }
 }
 
+TEST(DeviceLoader, AssociativityIsAPowerOfTwoUpToOneHundredTwentyEight) {
+  EXPECT_EQ(load_device("h200", {{"l2.associativity", "128"}}).l2.associativity, 128u);
+  try {
+    load_device("h200", {{"l2.associativity", "256"}});
+    FAIL() << "256 ways accepted";
+  } catch (const core::ConfigError& e) {
+    ASSERT_EQ(e.problems().size(), 1u) << e.what();
+    EXPECT_EQ(e.problems()[0].key_path, "--set device.l2.associativity");
+    EXPECT_NE(std::string(e.what()).find("must be at most 128, got 256"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DeviceLoader, MissingFileIsConfigError) {
   EXPECT_THROW(load_device("/nonexistent/dev.yaml"), core::ConfigError);
 }

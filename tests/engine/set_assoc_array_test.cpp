@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/engine/event_queue.h"
@@ -75,6 +76,10 @@ void run_against_reference(std::uint32_t ways, std::uint32_t sets, std::uint64_t
 TEST(SetAssocArray, MatchesReferenceLruSixteenWays) { run_against_reference(16, 8, 300, 0, 1); }
 TEST(SetAssocArray, MatchesReferenceLruFourWays) { run_against_reference(4, 16, 200, 0, 2); }
 TEST(SetAssocArray, MatchesReferenceLruSixtyFourWays) { run_against_reference(64, 2, 300, 0, 3); }
+TEST(SetAssocArray, MatchesReferenceLruOneHundredTwentyEightWays) { run_against_reference(128, 2, 400, 0, 7); }
+TEST(SetAssocArray, RejectsMoreWaysThanItsRanksHold) {
+  EXPECT_THROW(SetAssocArray(1024, SetAssocArray::kMaxWays * 2), std::invalid_argument);
+}
 TEST(SetAssocArray, MatchesReferenceLruTwelveWaysPadded) { run_against_reference(12, 4, 120, 0, 4); }
 TEST(SetAssocArray, MatchesReferenceLruWideMasks) { run_against_reference(16, 8, 300, 0, 6, true); }
 // Lines around 2^32: tags whose low word is 0 and lines that differ only in the high byte.
