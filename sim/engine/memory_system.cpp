@@ -78,8 +78,7 @@ double MemorySystem::dram_transfer(double t, std::uint64_t unit, std::uint64_t m
   return hbm_.transfer(t, base, mask, per, granule_bytes_, sector_bytes_, write, group, credit_at);
 }
 
-double MemorySystem::write_back(double t, const Victim& v) {
-  if (!v.valid || v.dirty_mask == 0) return t;
+double MemorySystem::write_back_dirty(double t, const Victim& v) {
   const core::Bytes bytes = static_cast<core::Bytes>(sector_count(v.dirty_mask)) * sector_bytes_;
   traffic_.dram[static_cast<core::Tensor>(v.tensor)].write += bytes;
   ++counters_.l2_writebacks;
@@ -134,11 +133,6 @@ double MemorySystem::read_impl(double t, std::uint32_t sm, core::Bytes addr, std
   return dram_transfer(at_l2, unit, o.missing, false, credit_group, credit_at);
 }
 
-template double MemorySystem::read_impl<false>(double, std::uint32_t, core::Bytes, std::uint32_t, core::Tensor, bool,
-                                               std::uint32_t, double*);
-template double MemorySystem::read_impl<true>(double, std::uint32_t, core::Bytes, std::uint32_t, core::Tensor, bool,
-                                              std::uint32_t, double*);
-
 double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
                            core::Tensor tensor) {
   if (scratchpad_ || !l2_enabled_) {
@@ -151,8 +145,8 @@ double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::ui
   return l2_request(t, sm, addr, bytes, tensor, true).at_l2;
 }
 
-MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
-                                                 core::Tensor tensor, bool write) {
+inline MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t sm, core::Bytes addr,
+                                                        std::uint32_t bytes, core::Tensor tensor, bool write) {
   const std::uint64_t unit = unit_of(addr);
   const core::Bytes off = addr - unit * unit_bytes_;
   const std::uint64_t mask = sector_mask(off, bytes);
@@ -193,5 +187,10 @@ double MemorySystem::flush(double t) {
   });
   return done;
 }
+
+template double MemorySystem::read_impl<false>(double, std::uint32_t, core::Bytes, std::uint32_t, core::Tensor, bool,
+                                               std::uint32_t, double*);
+template double MemorySystem::read_impl<true>(double, std::uint32_t, core::Bytes, std::uint32_t, core::Tensor, bool,
+                                              std::uint32_t, double*);
 
 }  // namespace attnsim::engine

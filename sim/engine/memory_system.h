@@ -79,7 +79,9 @@ class MemorySystem {
   template <bool kCredit>
   double read_impl(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
                    bool via_l1, std::uint32_t credit_group, double* credit_at);
-  double write_back(double t, const Victim& v);  // returns when the write is done
+  // Writes a dirty victim back; returns when the write is done (`t` for a clean or no victim).
+  double write_back(double t, const Victim& v) { return v.valid && v.dirty_mask != 0 ? write_back_dirty(t, v) : t; }
+  double write_back_dirty(double t, const Victim& v);
   // DRAM transfer of the sectors `mask` of `unit`, one request per interleave granule (one
   // request in the line model); returns when the last one is done.
   double dram_transfer(double t, std::uint64_t unit, std::uint64_t mask, bool write, std::uint32_t group = 0,
@@ -91,8 +93,9 @@ class MemorySystem {
     L2Outcome outcome;
     double at_l2;
   };
-  L2Request l2_request(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
-                       bool write);
+  // Inlined into read and write (defined in memory_system.cpp, the only user).
+  [[gnu::always_inline]] L2Request l2_request(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
+                                              core::Tensor tensor, bool write);
   // Shifts instead of divisions where the sizes are powers of two (they are on every preset).
   std::uint64_t unit_of(core::Bytes addr) const {
     return unit_shift_ >= 0 ? addr >> unit_shift_ : addr / unit_bytes_;
