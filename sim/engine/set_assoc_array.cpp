@@ -39,51 +39,6 @@ void SetAssocArray::clear() {
   }
 }
 
-std::uint32_t SetAssocArray::find_or_insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor,
-                                            bool& hit, Victim& victim) {
-  std::uint8_t* b = block(set);
-  const std::uint64_t tag = line + 1;
-  const std::uint32_t lo = static_cast<std::uint32_t>(tag);
-  const std::uint8_t hi = static_cast<std::uint8_t>(tag >> 32);
-  const std::uint32_t* tags = reinterpret_cast<const std::uint32_t*>(b);
-  for (std::uint32_t c = 0; c < padded_; c += 16) {
-    for (std::uint32_t m = match16(tags + c, lo); m != 0; m &= m - 1) {
-      const std::uint32_t i = c + static_cast<std::uint32_t>(__builtin_ctz(m));
-      if (b[hi_off_ + i] == hi) {
-        promote(b + rank_off_, i);
-        hit = true;
-        return i;
-      }
-    }
-  }
-  hit = false;
-  return place(set, lo, hi, tensor, victim);
-}
-
-std::uint32_t SetAssocArray::insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor, Victim& victim) {
-  const std::uint64_t tag = line + 1;
-  return place(set, static_cast<std::uint32_t>(tag), static_cast<std::uint8_t>(tag >> 32), tensor, victim);
-}
-
-inline std::uint32_t SetAssocArray::place(std::uint32_t set, std::uint32_t lo, std::uint8_t hi, std::uint8_t tensor,
-                                          Victim& victim) {
-  std::uint8_t* b = block(set);
-  std::uint32_t* tags = reinterpret_cast<std::uint32_t*>(b);
-  const std::uint32_t way = victim_way(b + rank_off_);
-  const std::size_t at = slot(set, way);
-  victim.valid = filled(b, way);
-  victim.line = victim.valid ? line_of(tags[way], b[hi_off_ + way]) : 0;
-  victim.dirty_mask = victim.valid ? dirty_mask(set, way) : 0;
-  victim.tensor = tensor_[at];
-  tags[way] = lo;
-  b[hi_off_ + way] = hi;
-  promote(b + rank_off_, way);
-  set_valid_mask(set, way, 0);
-  set_dirty_mask(set, way, 0);
-  tensor_[at] = tensor;
-  return way;
-}
-
 void SetAssocArray::invalidate(std::uint32_t set, std::uint32_t way) {
   std::uint8_t* b = block(set);
   reinterpret_cast<std::uint32_t*>(b)[way] = 0;

@@ -71,10 +71,11 @@ class SetAssocArray {
   }
   // One pass: the way holding `line` (touched, `hit` = true), else a new way for it (an empty
   // way first, else the least recently used; `victim` describes what was evicted).
-  std::uint32_t find_or_insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor, bool& hit,
-                               Victim& victim);
+  [[gnu::always_inline]] std::uint32_t find_or_insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor,
+                                                      bool& hit, Victim& victim);
   // The miss half of find_or_insert, for a caller that knows `line` is not in `set`.
-  std::uint32_t insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor, Victim& victim);
+  [[gnu::always_inline]] std::uint32_t insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor,
+                                              Victim& victim);
   void prefetch(std::uint32_t set) const {
     const std::uint8_t* b = block(set);
     for (std::size_t o = 0; o < stride_; o += 64) __builtin_prefetch(b + o);
@@ -215,5 +216,51 @@ class SetAssocArray {
   bool wide_ = false;  // 64-bit sector masks in the two arrays below
   std::vector<std::uint64_t> valid64_, dirty64_;
 };
+
+// The hot paths, inline: every L2 and L1 access runs one of them.
+inline std::uint32_t SetAssocArray::find_or_insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor,
+                                            bool& hit, Victim& victim) {
+  std::uint8_t* b = block(set);
+  const std::uint64_t tag = line + 1;
+  const std::uint32_t lo = static_cast<std::uint32_t>(tag);
+  const std::uint8_t hi = static_cast<std::uint8_t>(tag >> 32);
+  const std::uint32_t* tags = reinterpret_cast<const std::uint32_t*>(b);
+  for (std::uint32_t c = 0; c < padded_; c += 16) {
+    for (std::uint32_t m = match16(tags + c, lo); m != 0; m &= m - 1) {
+      const std::uint32_t i = c + static_cast<std::uint32_t>(__builtin_ctz(m));
+      if (b[hi_off_ + i] == hi) {
+        promote(b + rank_off_, i);
+        hit = true;
+        return i;
+      }
+    }
+  }
+  hit = false;
+  return place(set, lo, hi, tensor, victim);
+}
+
+inline std::uint32_t SetAssocArray::insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor, Victim& victim) {
+  const std::uint64_t tag = line + 1;
+  return place(set, static_cast<std::uint32_t>(tag), static_cast<std::uint8_t>(tag >> 32), tensor, victim);
+}
+
+inline std::uint32_t SetAssocArray::place(std::uint32_t set, std::uint32_t lo, std::uint8_t hi, std::uint8_t tensor,
+                                          Victim& victim) {
+  std::uint8_t* b = block(set);
+  std::uint32_t* tags = reinterpret_cast<std::uint32_t*>(b);
+  const std::uint32_t way = victim_way(b + rank_off_);
+  const std::size_t at = slot(set, way);
+  victim.valid = filled(b, way);
+  victim.line = victim.valid ? line_of(tags[way], b[hi_off_ + way]) : 0;
+  victim.dirty_mask = victim.valid ? dirty_mask(set, way) : 0;
+  victim.tensor = tensor_[at];
+  tags[way] = lo;
+  b[hi_off_ + way] = hi;
+  promote(b + rank_off_, way);
+  set_valid_mask(set, way, 0);
+  set_dirty_mask(set, way, 0);
+  tensor_[at] = tensor;
+  return way;
+}
 
 }  // namespace attnsim::engine
