@@ -12,7 +12,7 @@ namespace attnsim::app {
 namespace {
 
 constexpr std::uint64_t kMaxProbedSteps = 1u << 16;
-constexpr double kTagWayBytes = 16;          // bound on engine::SetAssocArray bytes per way (12)
+constexpr double kTagWayBytes = 16;          // bound on engine::SetAssocArray bytes per way (9; wide masks +16)
 constexpr double kL1LineBytes = 128;
 constexpr double kSlotBytes = 768;           // engine::LaunchSimulator::Slot without its ops
 constexpr double kEventBytes = 32;           // engine::EventQueue entry
