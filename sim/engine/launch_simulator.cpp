@@ -236,13 +236,16 @@ bool LaunchSimulator::issue_load_model(std::uint32_t slot, double now) {
   if (dither) account(s, now);
   core::Bytes chunk = 0;
   double chunk_done = now;
+  core::Bytes line_room = block || !limited ? 0 : credit_room(s, sm);
   const std::uint32_t rows_ahead =
       rows > 1 ? static_cast<std::uint32_t>((8 * unit + row_bytes - 1) / std::max<core::Bytes>(1, row_bytes)) : 1;
   while (s.load_row < rows) {
     const core::Bytes a = op.addr + static_cast<core::Bytes>(s.load_row) * op.row_stride + s.load_off;
     core::Bytes piece = std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - s.load_off);
     if (limited) {
-      const core::Bytes room = credit_room(s, sm);
+      // Line model: nothing returns credits inside this loop and a piece is issued only when it
+      // fits, so the room is the loop's first credit_room() less what it issued since.
+      const core::Bytes room = block ? credit_room(s, sm) : line_room;
       if (room < piece) {
         if constexpr (!block) break;
         const bool last = s.load_row + 1 == rows && s.load_off + piece == row_bytes;
@@ -267,6 +270,7 @@ bool LaunchSimulator::issue_load_model(std::uint32_t slot, double now) {
       s.inflight += piece;
       sm.inflight += piece;
       chunk += piece;
+      if constexpr (!block) line_room -= piece;
     }
     // Host prefetch of the L2 tag sets 8 units ahead in this op's address sequence: further
     // along the row, or in a later row when rows are shorter than that.
