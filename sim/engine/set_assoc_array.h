@@ -167,7 +167,8 @@ class SetAssocArray {
   bool filled(const std::uint8_t* b, std::uint32_t way) const {
     return reinterpret_cast<const std::uint32_t*>(b)[way] != 0 || b[hi_off_ + way] != 0;
   }
-  // The way of rank 0 (the first empty way, else the least recently used).
+  // The way of rank 0: an empty way while there is one (the first, after a clear), else the
+  // least recently used.
   std::uint32_t victim_way(const std::uint8_t* ranks) const {
 #if defined(__SSE2__)
     const __m128i zero = _mm_setzero_si128();
@@ -219,7 +220,7 @@ class SetAssocArray {
 
 // The hot paths, inline: every L2 and L1 access runs one of them.
 inline std::uint32_t SetAssocArray::find_or_insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor,
-                                            bool& hit, Victim& victim) {
+                                                   bool& hit, Victim& victim) {
   std::uint8_t* b = block(set);
   const std::uint64_t tag = line + 1;
   const std::uint32_t lo = static_cast<std::uint32_t>(tag);
@@ -239,7 +240,8 @@ inline std::uint32_t SetAssocArray::find_or_insert(std::uint32_t set, std::uint6
   return place(set, lo, hi, tensor, victim);
 }
 
-inline std::uint32_t SetAssocArray::insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor, Victim& victim) {
+inline std::uint32_t SetAssocArray::insert(std::uint32_t set, std::uint64_t line, std::uint8_t tensor,
+                                           Victim& victim) {
   const std::uint64_t tag = line + 1;
   return place(set, static_cast<std::uint32_t>(tag), static_cast<std::uint8_t>(tag >> 32), tensor, victim);
 }
