@@ -1,5 +1,6 @@
 #include "sim/engine/set_assoc_array.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <vector>
 #if defined(__SSE2__)
 #include <emmintrin.h>
