@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# One prepared run of the calibration microbenchmarks on a GPU machine (experiments/calibration/
+# README.md): GPU and clock state, the full default microbenchmark set (device attributes, pointer
+# chase at the reference's 8 working sets, stream read at its 33 points over 4 GiB, copy), then the
+# disputed stream points (1 CTA at 1/4/16 KiB steps, 8 CTAs at 4 KiB) three more times in separate
+# processes, to see how much one reading moves. Estimated from the reference rates: ~1 min of GPU
+# time on an H200 (the 1-CTA stream points dominate: 4 GiB at 9-17 GB/s, 6 runs each) plus the build.
+#
+#   experiments/calibration/device_run.sh [--out DIR] [--arch NN]   (default DIR: experiments/calibration/out)
+#
+# Writes DIR/gpu.txt, DIR/microbench.json, DIR/repeat_1.json .. repeat_3.json, DIR/log.txt.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+out="$root/experiments/calibration/out"
+arch=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) [ $# -ge 2 ] || { echo "device_run.sh: --out needs a value" >&2; exit 2; }; out="$2"; shift 2 ;;
+    --arch) [ $# -ge 2 ] || { echo "device_run.sh: --arch needs a value" >&2; exit 2; }; arch=(--arch "$2"); shift 2 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) echo "device_run.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+exec > >(tee "$out/log.txt") 2>&1
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,temperature.gpu \
+    --format=csv || true
+  nvidia-smi -q -d CLOCK,PERFORMANCE || true
+} > "$out/gpu.txt" 2>&1
+"$root/scripts/measure_microbench.sh" --out "$out" "${arch[@]}"
+for i in 1 2 3; do
+  "$out/attnsim_cuda_microbench" --skip-chase --skip-copy --stream-points 1:1024,1:4096,1:16384,8:4096 \
+    --out "$out/repeat_$i.json"
+done
+echo "done: $out"
