@@ -4,9 +4,9 @@
 
 namespace attnsim::engine {
 
-L1Cache::L1Cache(core::Bytes capacity_bytes, core::Bytes line_bytes, bool wide_masks)
+L1Cache::L1Cache(core::Bytes capacity_bytes, core::Bytes line_bytes, std::uint32_t sectors)
     : enabled_(capacity_bytes >= line_bytes * kWays),
-      array_(enabled_ ? capacity_bytes / line_bytes : 1, kWays, wide_masks) {}
+      array_(enabled_ ? capacity_bytes / line_bytes : 1, kWays, sectors) {}
 
 bool L1Cache::load(std::uint64_t line, std::uint64_t sectors) {
   const std::uint32_t set = array_.set_of(L2Cache::hash(line) >> 16);

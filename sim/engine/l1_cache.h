@@ -16,8 +16,8 @@ class L1Cache {
 
   L1Cache() = default;
   // `line_bytes`: the tracked unit (the line, or l2.tracking_bytes in the block model, where
-  // the L1 also keeps which sectors of a unit it holds).
-  L1Cache(core::Bytes capacity_bytes, core::Bytes line_bytes, bool wide_masks = false);
+  // the L1 also keeps which of the unit's `sectors` sectors it holds).
+  L1Cache(core::Bytes capacity_bytes, core::Bytes line_bytes, std::uint32_t sectors = 4);
 
   bool enabled() const { return enabled_; }
   // Looks `line` up; on a miss allocates it. Returns true on a hit: the unit is present and

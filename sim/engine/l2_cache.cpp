@@ -12,7 +12,7 @@ L2Cache::L2Cache(const core::L2Spec& spec, core::Bytes unit_bytes)
   const std::uint64_t units_per_part = spec.capacity_bytes / unit / partitions_;
   parts_.reserve(partitions_);
   for (std::uint32_t p = 0; p < partitions_; ++p)
-    parts_.emplace_back(units_per_part, spec.associativity, unit / sector > 8);
+    parts_.emplace_back(units_per_part, spec.associativity, static_cast<std::uint32_t>(unit / sector));
 }
 
 }  // namespace attnsim::engine

@@ -42,7 +42,8 @@ MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_
   // With the L2 off every global access reaches HBM: the L1 is bypassed too.
   const bool l1_on = l2_enabled_ && device.sm.l1_caches_global_loads && l1_bytes_per_sm > 0;
   l1_.assign(device.sm.count,
-             l1_on ? L1Cache(l1_bytes_per_sm, unit_bytes_, unit_bytes_ / sector_bytes_ > 8) : L1Cache());
+             l1_on ? L1Cache(l1_bytes_per_sm, unit_bytes_, static_cast<std::uint32_t>(unit_bytes_ / sector_bytes_))
+                     : L1Cache());
   unit_shift_ = std::has_single_bit(unit_bytes_) ? std::countr_zero(unit_bytes_) : -1;
   sector_shift_ = std::has_single_bit(sector_bytes_) ? std::countr_zero(sector_bytes_) : -1;
   near_.resize(sm_count_);

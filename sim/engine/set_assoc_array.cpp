@@ -6,20 +6,24 @@
 
 namespace attnsim::engine {
 
-SetAssocArray::SetAssocArray(std::uint64_t lines, std::uint32_t ways, bool wide_masks) : wide_(wide_masks) {
+SetAssocArray::SetAssocArray(std::uint64_t lines, std::uint32_t ways, std::uint32_t sectors) : wide_(sectors > 8) {
   assoc_ = std::max<std::uint32_t>(1, ways);
   if (assoc_ > kMaxWays)
     throw std::invalid_argument("SetAssocArray: " + std::to_string(ways) + " ways, at most " +
                                 std::to_string(kMaxWays));
   padded_ = (assoc_ + 15) / 16 * 16;
   sets_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, lines / assoc_));
-  rank_off_ = 4 * static_cast<std::size_t>(padded_);
-  hi_off_ = rank_off_ + padded_;
-  valid_off_ = hi_off_ + padded_;
-  dirty_off_ = valid_off_ + padded_;
-  stride_ = (dirty_off_ + padded_ + 63) / 64 * 64;
+  const std::size_t p = padded_;
+  rank_off_ = 4 * p;
+  hi_off_ = rank_off_ + p;
+  valid_off_ = hi_off_ + p;
+  const bool packed = sectors <= 4;  // valid and dirty masks in one byte
+  dirty_off_ = packed || wide_ ? valid_off_ : valid_off_ + p;
+  valid_bits_ = packed ? 0x0f : 0xff;
+  dirty_shift_ = packed ? 4 : 0;
+  tensor_off_ = dirty_off_ + p;
+  stride_ = (tensor_off_ + p + 63) / 64 * 64;
   mem_.resize(static_cast<std::size_t>(sets_) * (stride_ / 64));
-  tensor_.resize(static_cast<std::size_t>(sets_) * padded_);
   if (wide_) {
     valid64_.resize(static_cast<std::size_t>(sets_) * padded_);
     dirty64_.resize(static_cast<std::size_t>(sets_) * padded_);
@@ -29,7 +33,6 @@ SetAssocArray::SetAssocArray(std::uint64_t lines, std::uint32_t ways, bool wide_
 
 void SetAssocArray::clear() {
   std::fill(mem_.begin(), mem_.end(), Block{});
-  std::fill(tensor_.begin(), tensor_.end(), 0);
   std::fill(valid64_.begin(), valid64_.end(), 0);
   std::fill(dirty64_.begin(), dirty64_.end(), 0);
   // Empty ways rank by index, so fills take the first empty way first.
@@ -44,9 +47,10 @@ void SetAssocArray::invalidate(std::uint32_t set, std::uint32_t way) {
   std::uint8_t* b = block(set);
   reinterpret_cast<std::uint32_t*>(b)[way] = 0;
   b[hi_off_ + way] = 0;
-  set_valid_mask(set, way, 0);
-  set_dirty_mask(set, way, 0);
-  tensor_[slot(set, way)] = 0;
+  b[valid_off_ + way] = 0;
+  b[dirty_off_ + way] = 0;
+  if (wide_) valid64_[wide_slot(set, way)] = 0;
+  b[tensor_off_ + way] = 0;
   // The way drops to rank 0 (the next victim, below every filled way); the ways ranked below
   // it move up one.
   std::uint8_t* ranks = b + rank_off_;

@@ -1,7 +1,9 @@
 // The tag store of a set-associative, sectored cache, LRU replacement. Each set is one block of
-// host memory in structure-of-arrays form (low tag words, then the ways' LRU ranks, the high tag
-// byte and valid/dirty sector masks; 128 B for 16 ways), so a miss touches two 64-B host lines;
-// the owning tensor of each way is kept apart (written on a fill, read for a dirty victim).
+// host memory in structure-of-arrays form: low tag words, then per way the LRU rank, the high
+// tag byte, the sector masks and the owning tensor (128 B for 16 ways with masks of up to 4
+// sectors, valid and dirty packed in one byte: a fill touches two 64-B host lines and nothing
+// else). Masks of 5-8 sectors take a byte each (a 192-B block); wider masks live in two arrays
+// outside the blocks (the block model), with a dirty flag per way in the block.
 // LRU as ranks: the real ways of a set hold a permutation of 0..ways-1, ways-1 the most
 // recently used, 0 the victim (an empty way while there is one: empty ways rank below every
 // filled one). A touch, fill or invalidation is a few byte-vector operations, with no global
@@ -46,10 +48,11 @@ class SetAssocArray {
 
   SetAssocArray() = default;
   // `lines` lines in sets of `ways` (1..kMaxWays, else std::invalid_argument; the set count
-  // rounds down; at least one set). Lines are
-  // below 2^40 (addresses below 2^47 with 128-B lines). Sector masks have 8 bits, or 64 with
-  // `wide_masks` (kept outside the set blocks; the block model of l2.tracking_bytes).
-  SetAssocArray(std::uint64_t lines, std::uint32_t ways, bool wide_masks = false);
+  // rounds down; at least one set). Lines are below 2^40 (addresses below 2^47 with 128-B
+  // lines). Sector masks have `sectors` bits: up to 4 packed in one byte with the dirty mask, up
+  // to 8 in a byte each, more in 64-bit arrays outside the set blocks (the block model of
+  // l2.tracking_bytes).
+  SetAssocArray(std::uint64_t lines, std::uint32_t ways, std::uint32_t sectors = 4);
 
   std::uint32_t set_of(std::uint64_t hash) const {
     return static_cast<std::uint32_t>(((hash & 0xffffffffu) * sets_) >> 32);
@@ -79,7 +82,7 @@ class SetAssocArray {
     const std::uint8_t* b = block(set);
     for (std::size_t o = 0; o < stride_; o += 64) __builtin_prefetch(b + o);
     if (wide_) {  // the set's 64-bit sector masks (valid: read on every access; dirty: a dirty victim's)
-      const std::size_t first = slot(set, 0);
+      const std::size_t first = wide_slot(set, 0);
       for (std::size_t i = 0; i < padded_; i += 8) {
         __builtin_prefetch(&valid64_[first + i]);
         __builtin_prefetch(&dirty64_[first + i]);
@@ -90,28 +93,35 @@ class SetAssocArray {
   void touch(std::uint32_t set, std::uint32_t way) { promote(block(set) + rank_off_, way); }
   void invalidate(std::uint32_t set, std::uint32_t way);
 
+  // Narrow masks: the valid mask is the byte at valid_off_ under valid_bits_, the dirty mask the
+  // byte at dirty_off_ shifted down by dirty_shift_ (packed: the same byte, low and high nibble).
   std::uint64_t valid_mask(std::uint32_t set, std::uint32_t way) const {
-    return wide_ ? valid64_[slot(set, way)] : block(set)[valid_off_ + way];
+    return wide_ ? valid64_[wide_slot(set, way)] : block(set)[valid_off_ + way] & valid_bits_;
   }
   std::uint64_t dirty_mask(std::uint32_t set, std::uint32_t way) const {
     const std::uint8_t d = block(set)[dirty_off_ + way];
-    return wide_ ? (d != 0 ? dirty64_[slot(set, way)] : 0) : d;
+    return wide_ ? (d != 0 ? dirty64_[wide_slot(set, way)] : 0) : d >> dirty_shift_;
   }
   void set_valid_mask(std::uint32_t set, std::uint32_t way, std::uint64_t m) {
-    if (wide_) valid64_[slot(set, way)] = m;
-    else block(set)[valid_off_ + way] = static_cast<std::uint8_t>(m);
+    if (wide_) {
+      valid64_[wide_slot(set, way)] = m;
+    } else {
+      std::uint8_t& b = block(set)[valid_off_ + way];
+      b = static_cast<std::uint8_t>((b & ~valid_bits_) | m);
+    }
   }
   void set_dirty_mask(std::uint32_t set, std::uint32_t way, std::uint64_t m) {
     if (wide_) {
       // The set's block keeps a dirty flag per way, so that a clean victim (most of them) costs
       // no load from the wide array; the wide mask is stale while the flag is clear.
       block(set)[dirty_off_ + way] = m != 0;
-      if (m != 0) dirty64_[slot(set, way)] = m;
+      if (m != 0) dirty64_[wide_slot(set, way)] = m;
     } else {
-      block(set)[dirty_off_ + way] = static_cast<std::uint8_t>(m);
+      std::uint8_t& b = block(set)[dirty_off_ + way];
+      b = static_cast<std::uint8_t>((b & ~(valid_bits_ << dirty_shift_)) | (m << dirty_shift_));
     }
   }
-  std::uint8_t& tensor(std::uint32_t set, std::uint32_t way) { return tensor_[slot(set, way)]; }
+  std::uint8_t& tensor(std::uint32_t set, std::uint32_t way) { return block(set)[tensor_off_ + way]; }
 
   // Calls f(line, dirty_mask, tensor) for every line with dirty sectors, then empties the array.
   template <class F>
@@ -121,7 +131,7 @@ class SetAssocArray {
       const std::uint32_t* tags = reinterpret_cast<const std::uint32_t*>(b);
       for (std::uint32_t i = 0; i < assoc_; ++i)
         if (filled(b, i) && dirty_mask(s, i) != 0)
-          f(line_of(tags[i], b[hi_off_ + i]), dirty_mask(s, i), tensor_[slot(s, i)]);
+          f(line_of(tags[i], b[hi_off_ + i]), dirty_mask(s, i), b[tensor_off_ + i]);
     }
     clear();
   }
@@ -150,7 +160,7 @@ class SetAssocArray {
     return m;
 #endif
   }
-  std::size_t slot(std::uint32_t set, std::uint32_t way) const {
+  std::size_t wide_slot(std::uint32_t set, std::uint32_t way) const {  // in valid64_ / dirty64_
     return static_cast<std::size_t>(set) * padded_ + way;
   }
   static std::uint64_t line_of(std::uint32_t lo, std::uint8_t hi) {
@@ -209,10 +219,14 @@ class SetAssocArray {
   std::uint32_t padded_ = 0;  // ways rounded up to 16; padding ways never match (tag 0) and
                               // are never chosen (rank kPadRank)
   // Byte offsets inside a set's block: tags (u32) at 0, then u8 arrays: LRU rank (kPadRank on
-  // padding ways), high tag byte, valid mask, dirty mask (with wide masks: a flag, mask != 0).
-  std::size_t rank_off_ = 0, hi_off_ = 0, valid_off_ = 0, dirty_off_ = 0, stride_ = 0;
+  // padding ways), high tag byte, then the masks: up to 4 sectors one byte (valid in the low
+  // nibble, dirty in the high one: valid_off_ == dirty_off_), up to 8 a valid and a dirty byte,
+  // wide masks a dirty flag (mask != 0; valid_off_ == dirty_off_, its valid bits unused); then
+  // the owning tensor.
+  std::size_t rank_off_ = 0, hi_off_ = 0, valid_off_ = 0, dirty_off_ = 0, tensor_off_ = 0, stride_ = 0;
+  std::uint32_t valid_bits_ = 0xff;  // narrow masks: the valid mask's bits of its byte
+  std::uint32_t dirty_shift_ = 0;    // narrow masks: where the dirty mask starts in its byte
   std::vector<Block> mem_;
-  std::vector<std::uint8_t> tensor_;  // per way, sets x padded_
   bool wide_ = false;  // 64-bit sector masks in the two arrays below
   std::vector<std::uint64_t> valid64_, dirty64_;
 };
@@ -250,17 +264,17 @@ inline std::uint32_t SetAssocArray::place(std::uint32_t set, std::uint32_t lo, s
   std::uint8_t* b = block(set);
   std::uint32_t* tags = reinterpret_cast<std::uint32_t*>(b);
   const std::uint32_t way = victim_way(b + rank_off_);
-  const std::size_t at = slot(set, way);
   victim.valid = filled(b, way);
   victim.line = victim.valid ? line_of(tags[way], b[hi_off_ + way]) : 0;
   victim.dirty_mask = victim.valid ? dirty_mask(set, way) : 0;
-  victim.tensor = tensor_[at];
+  victim.tensor = b[tensor_off_ + way];
   tags[way] = lo;
   b[hi_off_ + way] = hi;
   promote(b + rank_off_, way);
-  set_valid_mask(set, way, 0);
-  set_dirty_mask(set, way, 0);
-  tensor_[at] = tensor;
+  b[valid_off_ + way] = 0;  // every mask (and the wide masks' dirty flag) empty
+  b[dirty_off_ + way] = 0;
+  if (wide_) valid64_[wide_slot(set, way)] = 0;
+  b[tensor_off_ + way] = tensor;
   return way;
 }
 
