@@ -1,10 +1,13 @@
 // `attnsim run`: one simulation of one workload on one device; a text report, --json, --out.
+#include <unistd.h>
+
 #include <iostream>
 
 #include "sim/app/cli_common.h"
 #include "sim/app/command_line.h"
 #include "sim/app/output_path.h"
 #include "sim/app/run_pipeline.h"
+#include "sim/app/run_progress.h"
 #include "sim/config/config.h"
 #include "sim/core/errors.h"
 #include "sim/io/h5_results_writer.h"
@@ -48,7 +51,13 @@ int cmd_run(const Args& args, std::ostream& out) {
     reader.throw_if_problems();
     options.max_memory_bytes = *bytes;
   }
+  // Progress on stderr for long runs (nothing for short ones): on a terminal after 1 s, a line
+  // rewritten in place; in a log a line every 10 s after the first 10 s.
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  RunProgressPrinter progress(&std::cerr, terminal, terminal ? 1.0 : 10.0, terminal ? 0.25 : 10.0);
+  options.engine.progress = [&progress](const engine::LaunchProgress& p) { progress(p); };
   core::RunResult result = run_workload(workload, device, options);
+  progress.finish();
 
   if (!out_path.empty())
     io::write_run_h5(out_path, result, device, io::Provenance::current(command_line("run", args)));

@@ -8,9 +8,18 @@ std::vector<core::KernelResult> simulate(const core::DeviceSpec& device, const c
                                          const EngineOptions& options) {
   std::vector<core::KernelResult> out;
   out.reserve(program.launches.size());
-  for (const auto& launch : program.launches) {
+  EngineOptions each = options;
+  for (std::size_t i = 0; i < program.launches.size(); ++i) {
+    if (options.progress) {
+      each.progress = [&options, i, n = program.launches.size()](const LaunchProgress& p) {
+        LaunchProgress q = p;
+        q.launch = i;
+        q.launches = n;
+        options.progress(q);
+      };
+    }
     // Each launch starts with a cold L2: the previous one was written back and invalidated.
-    LaunchSimulator sim(device, *launch, program.workload, options);
+    LaunchSimulator sim(device, *program.launches[i], program.workload, each);
     out.push_back(sim.run());
   }
   return out;

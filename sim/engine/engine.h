@@ -3,6 +3,9 @@
 // invalidated between launches (as Nsight Compute does before every profiled kernel).
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/device_spec.h"
@@ -11,9 +14,23 @@
 
 namespace attnsim::engine {
 
+// Where a running simulation is, for a progress display (EngineOptions::progress).
+struct LaunchProgress {
+  std::size_t launch = 0, launches = 0;  // index of the running launch, number of launches
+  std::string_view name;                 // the launch's kernel name
+  std::uint64_t ctas_retired = 0, ctas = 0;
+  std::uint64_t events = 0;  // events processed in this launch so far
+  double cycles = 0;         // simulated time reached in this launch
+  bool done = false;         // the launch has finished (the last call for it)
+};
+
 struct EngineOptions {
   double sample_period_ns = 0;            // 0 = automatic (about 256 samples per launch)
   std::uint64_t stall_limit_events = 50'000'000;  // progress guard: events without a retired op
+  // Called every progress_every_events events and once when each launch ends; it only
+  // observes (results do not depend on it). Empty: not called.
+  std::function<void(const LaunchProgress&)> progress;
+  std::uint64_t progress_every_events = std::uint64_t{1} << 14;
 };
 
 // Throws core::SimError if the simulation cannot make progress, core::ConfigError if a

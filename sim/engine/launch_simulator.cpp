@@ -469,10 +469,16 @@ core::KernelResult LaunchSimulator::run() {
       if (next_cta_ < num_ctas_) dispatch(slot, 0);
     }
   if (num_ctas_ > 0) queue_.push(sample_period_, EventKind::kSample, 0);
+  const bool report = static_cast<bool>(options_.progress);
+  std::uint64_t next_report = std::max<std::uint64_t>(1, options_.progress_every_events);
   while (!queue_.empty()) {
     const Event e = queue_.pop();
     ++events_;
     check_progress(e.time);
+    if (report && events_ >= next_report) {
+      report_progress(e.time, false);
+      next_report = events_ + std::max<std::uint64_t>(1, options_.progress_every_events);
+    }
     switch (e.kind) {
       case EventKind::kResume:
         advance(e.slot, e.time);
@@ -487,7 +493,21 @@ core::KernelResult LaunchSimulator::run() {
     }
   }
   if (retired_ctas_ < num_ctas_) stall("no event left while CTAs are unfinished (deadlock)", end_time_);
-  return results(end_time_);
+  core::KernelResult r = results(end_time_);
+  if (report) report_progress(end_time_, true);
+  return r;
+}
+
+void LaunchSimulator::report_progress(double now, bool done) const {
+  const std::string name = launch_.name();  // outlives the call
+  LaunchProgress p;
+  p.name = name;
+  p.ctas_retired = retired_ctas_;
+  p.ctas = num_ctas_;
+  p.events = events_;
+  p.cycles = now;
+  p.done = done;
+  options_.progress(p);
 }
 
 core::KernelResult LaunchSimulator::results(double end) {

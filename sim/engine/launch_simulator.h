@@ -108,6 +108,7 @@ class LaunchSimulator {
   void take_sample(double now);
   void note_progress();
   void check_progress(double now);
+  void report_progress(double now, bool done) const;  // calls options_.progress
   [[noreturn]] void stall(const std::string& why, double now) const;
   core::KernelResult results(double end);
 

@@ -2,6 +2,9 @@
 // compulsory bytes with a large L2, async-group semantics, Little's law, the progress guard.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "sim/core/errors.h"
 #include "sim/core/run_result.h"
 #include "sim/engine/engine.h"
@@ -54,6 +57,54 @@ TEST(Engine, BytesLeavingHbmEqualBytesFilledIntoL2) {
   const double lts = metric(r[0], "lts__t_bytes.sum");
   // Every L2 sector request either hits or is filled from HBM.
   EXPECT_NEAR(lts * (1 - hit), metric(r[0], "dram__bytes_read.sum"), 1e-6);
+}
+
+// EngineOptions::progress: called during each launch and once at its end (done, every CTA
+// retired), with the launch's index, count and name; the results are those of a run without it.
+TEST(Engine, ProgressReportsEachLaunchAndLeavesResultsAlone) {
+  core::TileProgram p = reread_program();
+  p.launches.push_back(std::make_unique<ScriptedLaunch>(4, 128, 0, [](std::uint64_t cta) {
+    return std::vector<core::TileOp>{store(cta * 4096, 16, 256, 256)};
+  }));
+  const auto plain = simulate(small_gpu(), p);
+  struct Seen {
+    LaunchProgress p;
+    std::string name;
+  };
+  std::vector<Seen> seen;
+  EngineOptions o;
+  o.progress_every_events = 4;
+  o.progress = [&](const LaunchProgress& q) { seen.push_back({q, std::string(q.name)}); };
+  const auto watched = simulate(small_gpu(), p, o);
+  ASSERT_EQ(watched.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    ASSERT_EQ(watched[k].metrics.size(), plain[k].metrics.size());
+    for (std::size_t i = 0; i < plain[k].metrics.size(); ++i)
+      EXPECT_EQ(watched[k].metrics[i].value, plain[k].metrics[i].value) << plain[k].metrics[i].name;
+  }
+  std::size_t done = 0, running = 0;
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    const LaunchProgress& q = seen[i].p;
+    EXPECT_EQ(q.launches, 2u);
+    EXPECT_EQ(q.launch, done) << "call " << i;  // launches in order, each ended by its done call
+    EXPECT_EQ(seen[i].name, watched[q.launch].name);
+    EXPECT_LE(q.ctas_retired, q.ctas);
+    if (i > 0 && seen[i - 1].p.launch == q.launch) {
+      EXPECT_GE(q.ctas_retired, seen[i - 1].p.ctas_retired);
+      EXPECT_GT(q.events, seen[i - 1].p.events);
+      EXPECT_GE(q.cycles, seen[i - 1].p.cycles);
+    }
+    if (q.done) {
+      EXPECT_EQ(q.ctas_retired, q.ctas);
+      EXPECT_EQ(q.cycles, metric(watched[q.launch], "attnsim__cycles"));
+      ++done;
+    } else {
+      ++running;
+    }
+  }
+  EXPECT_EQ(done, 2u);
+  EXPECT_GT(running, 3u);  // every 4 events: reported during the run, not only at its end
+  EXPECT_EQ(seen.front().p.ctas, 8u);
 }
 
 TEST(Engine, DirtyLinesAreWrittenBackAtTheEndOfTheLaunch) {
