@@ -17,7 +17,7 @@ namespace attnsim::engine {
 // Where a running simulation is, for a progress display (EngineOptions::progress).
 struct LaunchProgress {
   std::size_t launch = 0, launches = 0;  // index of the running launch, number of launches
-  std::string_view name;                 // the launch's kernel name
+  std::string_view name;                 // the launch's kernel name (valid during the call only)
   std::uint64_t ctas_retired = 0, ctas = 0;
   std::uint64_t events = 0;  // events processed in this launch so far
   double cycles = 0;         // simulated time reached in this launch
