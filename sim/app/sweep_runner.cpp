@@ -20,8 +20,10 @@
 #include "sim/app/run_estimate.h"
 #include "sim/config/sweep_expander.h"
 #include "sim/core/errors.h"
+#include "sim/io/durable_write.h"
 #include "sim/io/h5_results_reader.h"
 #include "sim/io/h5_results_writer.h"
+#include "sim/io/output_target.h"
 #include "sim/io/point_journal.h"
 #include "sim/app/remote_point_pool.h"
 
@@ -77,18 +79,34 @@ class Progress {
   std::uint64_t first_;
 };
 
-// A writer killed mid-write leaves "<out>.tmp-<pid>"; remove those whose process is gone.
+// A writer killed mid-write (SIGKILL: other signals remove it) leaves "<target>.tmp-<pid>" (or
+// "...-<pid>-<n>") beside the file `out_path` replaces; remove those whose process is gone. A
+// device or FIFO output has no temporaries, and its directory is never scanned.
 void remove_stale_temporaries(const std::string& out_path) {
   namespace fs = std::filesystem;
-  const fs::path out(out_path);
+  io::OutputTarget t;
+  try {
+    t = io::resolve_output(out_path);
+  } catch (const io::OutputError&) {
+    return;
+  }
+  if (t.kind != io::OutputTarget::Kind::kFile) return;
+  const fs::path out(t.target);
   const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
   const std::string prefix = out.filename().string() + ".tmp-";
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (name.rfind(prefix, 0) != 0) continue;
-    const std::string pid = name.substr(prefix.size());
-    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string pid = name.substr(prefix.size());
+    const auto dash = pid.find('-');
+    if (dash != std::string::npos) {
+      const std::string n = pid.substr(dash + 1);
+      if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos) continue;
+      pid.resize(dash);
+    }
+    if (pid.empty() || pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (!e.is_regular_file(ec)) continue;
     if (::kill(static_cast<pid_t>(std::stol(pid)), 0) != 0 && errno == ESRCH) fs::remove(e.path(), ec);
   }
 }
@@ -200,7 +218,11 @@ SweepSummary SweepRunner::run() {
   io::Provenance prov = io::Provenance::current(options_.command_line);
   std::optional<io::PointJournal> journal;
   std::vector<io::PointRecord> records;
+  // A device or FIFO output (docs/output-paths.md) receives the file once, at the end: no snapshots,
+  // and nothing to read back for --resume but the journal.
+  bool stream_out = false;
   try {
+    stream_out = io::resolve_output(options_.out_path).kind == io::OutputTarget::Kind::kStream;
     const config::SweepExpander expander(spec_);  // ConfigError here: nothing written yet
     if (options_.shard_count == 0 || options_.shard_index >= options_.shard_count)
       throw core::ConfigError(core::ConfigProblem{"", 0, "--shard", "expected I/N with 0 <= I < N"});
@@ -220,7 +242,7 @@ SweepSummary SweepRunner::run() {
                                                     "continue it or delete it to start over"});
       records = journal->load();
     } else {
-      if (options_.resume && std::filesystem::exists(options_.out_path)) {
+      if (options_.resume && !stream_out && std::filesystem::exists(options_.out_path)) {
         io::ResultsFile old = io::read_results_h5(options_.out_path);
         auto it = old.string_attrs.find("sweep_hash");
         auto sh = old.string_attrs.find("shard");
@@ -341,7 +363,7 @@ SweepSummary SweepRunner::run() {
         if (finished.empty() && failure) break;
       }
       drain_local();
-      if (std::chrono::duration<double>(Clock::now() - last_snapshot).count() >= snapshot_gap &&
+      if (!stream_out && std::chrono::duration<double>(Clock::now() - last_snapshot).count() >= snapshot_gap &&
           received < todo.size() && records.size() > snapshot_rows) {
         const auto t0 = Clock::now();
         sorted();

@@ -10,6 +10,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/io/durable_write.h"
+#include "sim/io/output_target.h"
 #include "sim/io/h5_file_builder.h"
 #include "sim/io/workload_fields.h"
 
@@ -159,19 +160,21 @@ void write_results_h5(const std::string& path, const std::vector<PointRecord>& p
   });
 }
 
-// Builds the file in memory (HDF5's core driver, no backing store), then writes its image to
-// "<path>.tmp-<pid>", fsyncs it and renames it to `path`. HDF5 itself never touches the disk: a
-// full disk or another write failure surfaces in write_file_durably as an OutputError with the
-// system's reason, the temporary is removed and `path` stays as it was. (HDF5 1.10 fails to close
-// a file whose final flush failed and crashes on the next close; with sec2 a full disk did that.)
+// Builds the file in memory (HDF5's core driver, no backing store: the name given to HDF5 is never
+// created), then hands its image to write_output (sim/io/output_target.h): a regular file is
+// replaced through a temporary beside it, fsync'ed and renamed; a device or FIFO receives the
+// bytes once. HDF5 itself never touches the disk: a full disk or another write failure surfaces
+// as an OutputError with the system's reason, the temporary is removed and `path` stays as it
+// was. (HDF5 1.10 fails to close a file whose final flush failed and crashes on the next close;
+// with sec2 a full disk did that.)
 void write_h5_atomically(const std::string& path, const std::function<void(H5::H5File&)>& fill) {
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  const std::string in_memory = path + ".in-memory-" + std::to_string(::getpid());
   std::vector<unsigned char> image;
   try {
     H5::Exception::dontPrint();
     H5::FileAccPropList fapl;
     fapl.setCore(std::size_t{4} << 20, false);  // grows in 4 MiB steps
-    H5::H5File f(tmp, H5F_ACC_TRUNC, H5::FileCreatPropList::DEFAULT, fapl);
+    H5::H5File f(in_memory, H5F_ACC_TRUNC, H5::FileCreatPropList::DEFAULT, fapl);
     fill(f);
     f.flush(H5F_SCOPE_LOCAL);
     const ssize_t size = H5Fget_file_image(f.getId(), nullptr, 0);
@@ -183,12 +186,7 @@ void write_h5_atomically(const std::string& path, const std::function<void(H5::H
   } catch (const H5::Exception& e) {
     throw core::SimError("cannot write " + path + ": " + e.getFuncName() + ": " + e.getDetailMsg());
   }
-  try {
-    write_file_durably(tmp, image.data(), image.size());
-  } catch (const OutputError& e) {
-    throw OutputError(path, e.problems().front().message);  // the user named `path`, not the temporary
-  }
-  rename_or_remove(tmp, path);
+  write_output(path, image.data(), image.size());
 }
 
 PointRecord run_point_record(const core::RunResult& result, const core::DeviceSpec& device) {

@@ -18,8 +18,11 @@ class H5File;
 
 namespace attnsim::io {
 
-// Every writer here builds the file in memory, writes it to "<path>.tmp-<pid>", fsyncs it and
-// renames it to `path`; on failure the temporary is removed and `path` is left untouched. A file
+// Every writer here builds the file in memory and writes it by the output-path policy
+// (sim/io/output_target.h, docs/output-paths.md): a regular file goes to "<target>.tmp-<pid>"
+// beside it, is fsync'ed and renamed onto it; a device or FIFO receives the bytes once; a
+// directory, socket or block device is refused. On failure the temporary is removed and `path`
+// is left untouched. A file
 // system failure (full disk, quota, ...) throws io::OutputError (a ConfigError: exit 2) naming
 // `path` and the reason, an HDF5 failure core::SimError. Datasets depend only on the arguments
 // (never on time or -j).

@@ -7,6 +7,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/io/durable_write.h"
+#include "sim/io/output_target.h"
 
 namespace attnsim::io {
 
@@ -18,16 +19,11 @@ constexpr const char* kHashFile = "sweep_hash";
 constexpr const char* kPrefix = "point-";
 constexpr const char* kSuffix = ".rec";
 
-// Temporary name, fsync, rename: a reader sees the whole record or none. On failure (a full
-// disk) nothing is left but the journal's earlier records, and OutputError names the record.
+// Temporary name (created exclusively), fsync, rename: a reader sees the whole record or none. On
+// failure (a full disk) nothing is left but the journal's earlier records, and OutputError names
+// the record.
 void write_durably(const fs::path& path, const std::string& text) {
-  const std::string tmp = path.string() + ".tmp";
-  try {
-    write_file_durably(tmp, text.data(), text.size());
-  } catch (const OutputError& e) {
-    throw OutputError(path.string(), e.problems().front().message);
-  }
-  rename_or_remove(tmp, path.string());
+  replace_file_atomically(path.string(), text.data(), text.size(), path.string(), path.string() + ".tmp");
 }
 
 std::string read_all(const fs::path& p) {
@@ -38,6 +34,8 @@ std::string read_all(const fs::path& p) {
 }
 
 }  // namespace
+
+std::string PointJournal::dir_for(const std::string& out_path) { return journal_dir_for(out_path); }
 
 PointJournal::PointJournal(std::string dir, std::string sweep_hash)
     : dir_(std::move(dir)), sweep_hash_(std::move(sweep_hash)) {}

@@ -12,10 +12,12 @@ namespace attnsim::io {
 
 class PointJournal {
  public:
-  // `dir` is usually out_path + ".partial"; `sweep_hash` identifies the sweep it belongs to.
+  // `dir` is usually dir_for(out_path); `sweep_hash` identifies the sweep it belongs to.
   PointJournal(std::string dir, std::string sweep_hash);
 
-  static std::string dir_for(const std::string& out_path) { return out_path + ".partial"; }
+  // "<out>.partial" beside the file the output replaces (links followed); for a device or FIFO
+  // output, a directory in $TMPDIR (io::journal_dir_for, docs/output-paths.md).
+  static std::string dir_for(const std::string& out_path);
 
   bool exists() const;
   // Creates an empty journal (the directory must not exist). Throws OutputError (and leaves no
