@@ -67,14 +67,15 @@ int cmd_compare(const Args& args, std::ostream& out) {
 
   const CompareReport report(measured, simulated, matches);
   if (!out_path.empty()) CompareReportWriter::write_h5(report, sources, out_path);
+  std::ostream& text = report_stream(out_path, out);
   if (vm["json"].as<bool>()) {
-    CompareReportWriter::write_json(report, sources, out);
+    CompareReportWriter::write_json(report, sources, text);
   } else {
-    out << "attnsim compare: " << matches.matches.size() << " of " << measured.kernels.size()
+    text << "attnsim compare: " << matches.matches.size() << " of " << measured.kernels.size()
         << " measured kernels matched (" << measured_path << " vs " << simulated_path << ")\n";
-    for (const auto& u : sources.unmatched) out << "warning: unmatched: " << u << "\n";
-    report.print(out);
-    if (!out_path.empty()) out << "wrote " << out_path << "\n";
+    for (const auto& u : sources.unmatched) text << "warning: unmatched: " << u << "\n";
+    report.print(text);
+    if (!out_path.empty()) text << "wrote " << out_path << "\n";
   }
   return vm["check"].as<bool>() && !report.targets_met() ? 1 : 0;
 }

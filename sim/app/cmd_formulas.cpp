@@ -416,10 +416,11 @@ int cmd_formulas(const Args& args, std::ostream& out) {
   if (!o.out.empty()) check_output_path(o.out, "--out");
   const Report r = compute(o, vm);
   if (!o.out.empty()) write_h5(r, o.out, args);
+  std::ostream& report = report_stream(o.out, out);
   if (o.json) {
-    write_json(r, out);
+    write_json(r, report);
   } else {
-    write_text(r, out);
+    write_text(r, report);
   }
   return 0;
 }

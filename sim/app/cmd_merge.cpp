@@ -85,7 +85,7 @@ int cmd_merge(const Args& args, std::ostream& out) {
   prov.sweep_text = sweep_text;
   prov.sweep_hash = sweep_hash;
   io::write_results_h5(out_path, records, prov, sweep_text, complete);
-  out << "merged " << inputs.size() << " files: " << records.size() << " of " << spec.point_count() << " points"
+  report_stream(out_path, out) << "merged " << inputs.size() << " files: " << records.size() << " of " << spec.point_count() << " points"
       << (complete ? "" : " (incomplete)") << "\nwrote " << out_path << "\n";
   return 0;
 }

@@ -61,11 +61,12 @@ int cmd_run(const Args& args, std::ostream& out) {
 
   if (!out_path.empty())
     io::write_run_h5(out_path, result, device, io::Provenance::current(command_line("run", args)));
+  std::ostream& report = report_stream(out_path, out);
   if (vm["json"].as<bool>()) {
-    io::write_run_json(result, device, out);
+    io::write_run_json(result, device, report);
   } else {
-    io::print_run_summary(result, device, out);
-    if (!out_path.empty()) out << "wrote " << out_path << "\n";
+    io::print_run_summary(result, device, report);
+    if (!out_path.empty()) report << "wrote " << out_path << "\n";
   }
   return 0;
 }

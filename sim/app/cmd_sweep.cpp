@@ -35,6 +35,8 @@ const char* const kUsage =
     "a table with one row per point (status ok / impossible / error) and a group per point.\n"
     "Finished points are journaled in FILE.h5.partial/ as they complete; after a crash,\n"
     "--resume continues where the sweep stopped. --shard I/N runs the points with index % N == I.\n"
+    "FILE.h5 may be a link (its target is replaced) or a device or FIFO (the file is written once at\n"
+    "the end; the journal is then in $TMPDIR): docs/output-paths.md.\n"
     "Ctrl-C finishes the points in flight, writes a readable snapshot and exits 130 (a second one kills).\n"
     "Under mpirun -n K, rank 0 hands points to the other ranks and alone writes FILE.h5\n"
     "(-j then sets rank 0's threads, default 1; every other rank runs one point at a time;\n"
@@ -176,14 +178,15 @@ int cmd_sweep(const Args& args, std::ostream& out) {
     return end_together(mpi, mpi.rank() == 0 ? e : nullptr, 2);
   }
   const PointRunner run_point = [](const core::Workload& w, const core::DeviceSpec& d) { return run_workload(w, d); };
-  if (!mpi.distributed()) return lead_sweep(mpi, args, file, *spec, o, jobs, run_point, out);
+  std::ostream& report = report_stream(o.out_path, out);  // stderr when --out is stdout
+  if (!mpi.distributed()) return lead_sweep(mpi, args, file, *spec, o, jobs, run_point, report);
   // Under mpirun every rank ends through end_together, whatever its result: a worker once rank 0
   // has released it (rank 0 reports why), rank 0 once it has written its summary or its error.
   if (mpi.rank() != 0) return end_together(mpi, nullptr, MpiSweepWorker(mpi, *expander, run_point).run());
   std::exception_ptr error;
   int code = 0;
   try {
-    code = lead_sweep(mpi, args, file, *spec, o, jobs, run_point, out);
+    code = lead_sweep(mpi, args, file, *spec, o, jobs, run_point, report);
   } catch (...) {
     error = std::current_exception();
   }

@@ -4,6 +4,7 @@
 // (sim/io/output_target.h, docs/output-paths.md).
 #pragma once
 
+#include <ostream>
 #include <string>
 
 namespace attnsim::app {
@@ -12,5 +13,10 @@ namespace attnsim::app {
 // directory, a socket, a block device, a missing or unwritable directory, a dangling link into a
 // missing directory, ...
 void check_output_path(const std::string& path, const std::string& flag);
+
+// Where a command prints its report: `out`, or std::cerr when output `path` is a stream that is
+// this process's standard output (--out /dev/stdout piped on), so that stdout carries the results
+// file's bytes alone.
+std::ostream& report_stream(const std::string& path, std::ostream& out);
 
 }  // namespace attnsim::app

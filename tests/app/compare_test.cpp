@@ -17,6 +17,7 @@
 #include "sim/app/compare_simulated_reader.h"
 #include "sim/core/errors.h"
 #include "sim/io/ncu_csv_reader.h"
+#include "tests/io/special_files.h"
 
 namespace attnsim::app {
 namespace {
@@ -391,6 +392,35 @@ TEST(CompareCli, NonExportCsvExitsTwo) {
   std::string err;
   EXPECT_EQ(run({"compare", "--measured", kNcuDir + "/bad/no_metrics.csv", "--simulated", h5}, nullptr, &err), 2);
   EXPECT_NE(err.find("not an Nsight Compute export"), std::string::npos) << err;
+}
+
+// --out by the output-path policy (docs/output-paths.md; every command: output_path_cli_test.cpp).
+TEST(CompareCli, OutFollowsTheOutputPathPolicy) {
+  const std::string h5 = temp_path("cli_policy_sim.h5");
+  write_fixture(h5, excerpt_points());
+  const std::string d = temp_path("cli_policy");
+  fs::remove_all(d);
+  fs::create_directories(d + "/dir");
+  attnsim::testing::make_fifo(d + "/fifo");
+  fs::create_symlink("report.h5", d + "/link.h5");
+  std::string err;
+  EXPECT_EQ(run({"compare", "--measured", kExcerpt, "--simulated", h5, "--out", d + "/dir"}, nullptr, &err), 2);
+  EXPECT_NE(err.find(d + "/dir: is a directory"), std::string::npos) << err;
+  {
+    attnsim::testing::FifoReader reader(d + "/fifo");
+    EXPECT_EQ(run({"compare", "--measured", kExcerpt, "--simulated", h5, "--out", d + "/fifo"}), 0);
+    EXPECT_EQ(reader.finish().substr(0, 4), "\x89HDF");
+  }
+  EXPECT_EQ(run({"compare", "--measured", kExcerpt, "--simulated", h5, "--out", d + "/link.h5"}), 0);
+  EXPECT_EQ(attnsim::testing::file_type(d + "/fifo"), S_IFIFO);
+  EXPECT_EQ(attnsim::testing::file_type(d + "/link.h5"), S_IFLNK);
+  EXPECT_TRUE(H5::H5File::isHdf5(d + "/report.h5"));
+  if (attnsim::testing::is_root()) {
+    attnsim::testing::make_device(d + "/full", S_IFCHR, 1, 7);
+    EXPECT_EQ(run({"compare", "--measured", kExcerpt, "--simulated", h5, "--out", d + "/full"}, nullptr, &err), 2);
+    EXPECT_NE(err.find(d + "/full: cannot write: no space left on device"), std::string::npos) << err;
+    EXPECT_EQ(attnsim::testing::file_type(d + "/full"), S_IFCHR);
+  }
 }
 
 }  // namespace
