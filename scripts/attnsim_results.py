@@ -1,13 +1,18 @@
 """Reading attnsim results files (docs/hdf5-schema.md) for the summary and figure scripts.
 
 Shared helpers only: the /table columns as a dict of numpy arrays, per-point kernel metrics,
-per-point time series, device presets (configs/devices/*.yaml) and the greyscale-safe plot
-styles. Runs under /usr/bin/python3 (h5py, numpy, matplotlib with the Agg backend).
+per-point time series, device presets (configs/devices/*.yaml), the greyscale-safe plot
+styles, and writing outputs by attnsim's output-path policy (write_output, savefig;
+docs/output-paths.md). Runs under /usr/bin/python3 (h5py, numpy, matplotlib with the Agg backend).
 """
+import io
 import json
 import os
+import signal
+import stat
 import subprocess
 import sys
+import threading
 
 import h5py
 import numpy as np
@@ -236,15 +241,149 @@ def fmt_bytes(b):
     return f"{b:.0f} B"
 
 
-def savefig(fig, path):
-    """Saves in the format the extension names (png, svg, pdf)."""
-    ext = os.path.splitext(path)[1].lower().lstrip(".")
+class OutputPathError(SystemExit):
+    """An output path the policy refuses or cannot write (docs/output-paths.md): exit 2, like
+    attnsim. `message` is "<path>: <why>"; it has been printed to stderr."""
+
+    def __init__(self, message):
+        super().__init__(2)
+        self.message = message
+
+
+def _refuse(message):
+    print(f"error: {message}", file=sys.stderr)
+    raise OutputPathError(message)
+
+
+def _kind(mode):
+    for test, name in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def _follow_links(path):
+    """The name symbolic links from `path` finally lead to (may not exist yet)."""
+    p = path
+    for _ in range(41):
+        if not os.path.islink(p):
+            return p
+        link = os.readlink(p)
+        p = link if os.path.isabs(link) else os.path.join(os.path.dirname(p), link)
+    _refuse(f"{path}: cannot follow: too many levels of symbolic links")
+
+
+def resolve_output(path, make_dirs=False):
+    """("file", target) for a regular file or a new name (links followed: the target is replaced,
+    the link stays), ("stream", path) for a character device or FIFO (written through once);
+    refuses a directory, socket or block device, and a dangling link into a missing directory.
+    The same policy as attnsim (docs/output-paths.md). `make_dirs`: create a plain path's missing
+    directory (never a link's)."""
+    if not path:
+        _refuse("empty output path")
+    is_link = os.path.islink(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        _refuse(f"{path}: cannot follow: {e.strerror.lower()}")
+    if st is not None:
+        kind = _kind(st.st_mode)
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+            if not os.access(path, os.W_OK):
+                _refuse(f"{path}: cannot write: permission denied")
+            return "stream", path
+        if not stat.S_ISREG(st.st_mode):
+            what = f"a symbolic link to {kind}" if is_link else kind
+            if kind == "a directory":
+                _refuse(f"{path}: is {what}; give a file name such as {os.path.join(path, 'out.png')}")
+            _refuse(f"{path}: is {what}; an output must be a regular file (replaced), a character device or a "
+                    "FIFO (written through)")
+    target = _follow_links(path) if is_link else path
+    d = os.path.dirname(target) or "."
+    if not os.path.isdir(d):
+        if is_link:
+            _refuse(f"{path}: is a dangling symbolic link to {target}, whose directory {d} does not exist")
+        if not make_dirs:
+            _refuse(f"{path}: directory {d} does not exist")
+        os.makedirs(d, exist_ok=True)
+    if not os.access(d, os.W_OK):
+        _refuse(f"{path}: directory {d} is not writable")
+    return "file", target
+
+
+def write_output(path, data, make_dirs=False):
+    """Writes `data` (bytes) as the whole of output `path` by the policy of resolve_output: a file
+    through an exclusive temporary "<target>.tmp-<pid>" beside it, fsync'ed and renamed (removed on
+    any error, Ctrl-C or SIGTERM); a device or FIFO by one stream of the bytes. A full disk or
+    /dev/full exits 2 with "no space left on device"."""
+    kind, target = resolve_output(path, make_dirs)
+    if kind == "stream":
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+        except OSError as e:
+            _refuse(f"{path}: cannot write: {e.strerror.lower()}")
+        return
+    tmp, n = f"{target}.tmp-{os.getpid()}", 0
+    while True:
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
+            break
+        except FileExistsError:
+            n += 1
+            tmp = f"{target}.tmp-{os.getpid()}-{n}"
+        except OSError as e:
+            _refuse(f"{path}: cannot create a temporary file beside it: {e.strerror.lower()}")
+    # SIGTERM ends the write like Ctrl-C (KeyboardInterrupt): through the cleanup below.
+    old_term = None
+    if threading.current_thread() is threading.main_thread():
+        def on_term(signum, frame):
+            raise KeyboardInterrupt
+        old_term = signal.signal(signal.SIGTERM, on_term)
+    done = False
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+        done = True
+    except OSError as e:
+        _refuse(f"{path}: cannot write: {e.strerror.lower()}")
+    finally:
+        if not done:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
+
+
+def savefig(fig, path, fmt=None, **kwargs):
+    """Saves in the format the extension names (png, svg, pdf) by the output-path policy
+    (write_output): rendered in memory, then written once."""
+    ext = (fmt or os.path.splitext(path)[1].lower().lstrip("."))
     if ext not in ("png", "svg", "pdf"):
         raise SystemExit(f"{path}: output must end in .png, .svg or .pdf")
-    d = os.path.dirname(path)
-    if d:
-        os.makedirs(d, exist_ok=True)
-    fig.savefig(path, format=ext, dpi=150 if ext == "png" else None, bbox_inches="tight")
+    resolve_output(path, make_dirs=True)  # refused before the figure is drawn
+    buf = io.BytesIO()
+    if fmt is None:
+        kwargs = dict(dict(dpi=150 if ext == "png" else None, bbox_inches="tight"), **kwargs)
+    fig.savefig(buf, format=ext, **kwargs)
+    write_output(path, buf.getvalue(), make_dirs=True)
 
 
 OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"

@@ -21,6 +21,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attnsim_results as ar  # noqa: E402  (write_output: docs/output-paths.md)
+
 BANDS = [(0.10, "0.35"), (0.20, "0.6"), (0.25, "0.8")]  # (fraction, grey level)
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 
@@ -155,7 +158,7 @@ def main(argv=None):
         plot_metric(ax, m, by_metric[m])
         fig.tight_layout(pad=1.5)
         path = os.path.join(a.out, f"parity_{m}.{a.format}")
-        fig.savefig(path)
+        ar.savefig(fig, path, fmt=a.format)
         plt.close(fig)
         written.append(path)
     cols = min(3, len(wanted))
@@ -167,7 +170,7 @@ def main(argv=None):
         ax.axis("off")
     fig.tight_layout(pad=1.5)
     path = os.path.join(a.out, f"parity_all.{a.format}")
-    fig.savefig(path)
+    ar.savefig(fig, path, fmt=a.format)
     plt.close(fig)
     written.append(path)
     for w in written:

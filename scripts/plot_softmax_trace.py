@@ -21,6 +21,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attnsim_results as ar  # noqa: E402  (write_output: docs/output-paths.md)
+
 FORMATS = (".png", ".svg", ".pdf")
 HATCHES = ("///", "...", "\\\\\\", "xx", "++", "oo")
 
@@ -101,7 +104,7 @@ def plot(trace, out_path):
     ax_p.set_title("Final softmax (max |online - direct| = %.3g)" % trace["max_abs_difference"])
     ax_p.legend(fontsize="small", loc="best")
 
-    fig.savefig(out_path)
+    ar.savefig(fig, out_path, fmt=os.path.splitext(out_path)[1].lower().lstrip("."))
     plt.close(fig)
 
 
