@@ -84,7 +84,8 @@ class OutputPathCli : public ::testing::Test {
     const char* old = std::getenv("TMPDIR");
     had_tmpdir_ = old != nullptr;
     if (old) old_tmpdir_ = old;
-    tmpdir_ = scratch("tmpdir");
+    // One per test: ctest runs the tests of this file in parallel processes.
+    tmpdir_ = scratch(std::string("tmpdir_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     ::setenv("TMPDIR", tmpdir_.c_str(), 1);
   }
   void TearDown() override {
