@@ -14,7 +14,7 @@ struct Flash1Blocks {
 };
 
 // M counts ELEMENTS: M = sram_bytes / bytes_per_value. B_c = ceil(M / (4d)), B_r = min(B_c, d).
-// With sram_bytes = 192 KiB, fp16, d = 64 this gives B_c = 384, B_r = 64 (reference/published.md).
+// With sram_bytes = 192 KiB, fp16, d = 64 this gives B_c = 384, B_r = 64 (docs/references.md).
 Flash1Blocks flash1_block_sizes(core::Bytes sram_bytes, std::uint64_t head_dim, core::Bytes bytes_per_value);
 
 // Shared memory flash1 holds for blocks b: the forward's (Algorithm 1) K_j, V_j, Q_i, O_i,

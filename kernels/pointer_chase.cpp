@@ -1,6 +1,6 @@
 // pointer_chase: one CTA of one warp; one thread follows a random cyclic permutation of 128-B
 // lines spanning working_set_bytes with dependent (blocking) 8-byte loads. As in the measured
-// benchmark (reference/h200/microbench.json), one untimed warm traversal of the whole cycle
+// benchmark (tests/data/reference/microbench.json), one untimed warm traversal of the whole cycle
 // precedes the `loads` timed loads when the working set is at most 128 MiB; the engine reports
 // attnsim__cycles_per_load over the timed loads only.
 #include <algorithm>

@@ -1,6 +1,6 @@
 // stream_read: `programs` CTAs of `warps` warps each read a disjoint contiguous slice of a
 // total_bytes buffer, bytes_per_step per loop step, summing what they read (the Triton kernel of
-// reference/h200/microbench.json). Slices are floor(total / programs / step) steps long, as
+// tests/data/reference/microbench.json). Slices are floor(total / programs / step) steps long, as
 // there. The loop is software-pipelined `stages` deep (default 3, Triton's num_stages): the
 // load of step i + stages - 1 is issued before step i is consumed (async groups, wait_group
 // stages-1), so up to `stages` steps are in flight per CTA. The final 4-byte store of each

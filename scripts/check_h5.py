@@ -14,7 +14,7 @@ REQUIRED_ATTRS = ["attnsim_version", "git_revision", "command_line", "created_by
 FIXED_COLUMNS = ["point_index", "status", "reason"]
 STATUSES = {"ok", "impossible", "error"}
 TENSOR_COLUMNS = ["dram_read", "dram_write", "lts_read", "lts_write", "l1_read", "l1_write", "smem_read", "smem_write"]
-# Nsight Compute metric names (ARCHITECTURE.md) and attnsim's own, under the same naming rule.
+# Nsight Compute metric names (docs/metrics.md) and attnsim's own, under the same naming rule.
 KNOWN_METRIC = re.compile(
     r"^(dram__|lts__|gpu__|sm__|launch__|l1tex__|smsp__|attnsim__)[A-Za-z0-9_.]+$")
 

@@ -9,6 +9,7 @@ packages=(
   libyaml-cpp-dev
   libhdf5-dev
   libgtest-dev googletest
+  nlohmann-json3-dev
   libbenchmark-dev
   python3-h5py python3-matplotlib python3-numpy
   libopenmpi-dev openmpi-bin

@@ -23,9 +23,9 @@ int cmd_run(const Args& args, std::ostream& out) {
   std::vector<std::string> sets;
   desc.add_options()
       ("device", po::value(&device_name)->required(), "device preset name (a100-40gb, a100-80gb, h100-sxm, h200, teaching, scratchpad-accel) or a device YAML path")
-      ("workload", po::value(&workload_file), "workload YAML file (keys as in ARCHITECTURE.md)")
+      ("workload", po::value(&workload_file), "workload YAML file (keys in docs/cli.md)")
       ("kernel", po::value(&kernel), "kernel name instead of a workload file: standard, flash1, flash2, flash_decode, pointer_chase, stream_read, stream_copy")
-      ("set", po::value(&sets)->composing(), "override KEY=VALUE (repeatable); device.<path>=VALUE overrides the device, e.g. --set device.l2.capacity_bytes=0 (L2 off: the closed-form setting) or --set device.l2.tracking_bytes=2048 (the block model: 3-7x faster, not for small L2s; README, Performance)")
+      ("set", po::value(&sets)->composing(), "override KEY=VALUE (repeatable); device.<path>=VALUE overrides the device, e.g. --set device.l2.capacity_bytes=0 (L2 off: the closed-form setting) or --set device.l2.tracking_bytes=2048 (the block model: 3-7x faster, not for small L2s; docs/performance.md)")
       ("out", po::value(&out_path), "write the result to this HDF5 file (docs/hdf5-schema.md; a link, device or FIFO: docs/output-paths.md)")
       ("json", po::bool_switch(), "print the result as one JSON object instead of the text report")
       ("max-memory", po::value(&max_memory), "refuse a run whose estimated peak memory exceeds BYTES (e.g. 4294967296 or \"4 GiB\"; 0 = no limit; default: half the physical RAM)");

@@ -1,4 +1,4 @@
-// Workloads: YAML mappings of the workload keys in ARCHITECTURE.md -> validated core::Workload
+// Workloads: YAML mappings of the workload keys of docs/cli.md -> validated core::Workload
 // (unknown keys with a suggestion, types, zero sizes, heads % kv_heads, 64-bit overflow) and
 // back to YAML text. Kernel-specific limits (tiles that fit) are checked by the kernels.
 #pragma once

@@ -15,7 +15,7 @@
 // - shared memory: each block allocates ceil((smem + reserve) / unit)*unit bytes of the carve-out.
 // The default carve-out (no carve-out requested) is the driver's choice, which NVIDIA does not
 // publish (cuda_occupancy.h assumes the largest). attnsim uses a rule fitted to the 27 launches
-// of reference/h200/kernels.csv (each reports launch__shared_mem_config_size), which it
+// of tests/data/reference/kernels.csv (each reports launch__shared_mem_config_size), which it
 // reproduces exactly, carve-out and all four limits (tests/core/occupancy_test.cpp):
 //   keep  = min(warp, register, block limits) * alloc   (never lower occupancy below them)
 //   slots = min(warp limit, block limit)                 (threads and block slots only)

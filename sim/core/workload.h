@@ -1,5 +1,5 @@
 // A workload: which kernel, on which shapes and tiles. Keys and defaults follow the
-// workload contract in ARCHITECTURE.md; parsing and validation live in sim/config.
+// workload contract in docs/cli.md; parsing and validation live in sim/config.
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,7 @@ namespace attnsim::io {
 
 namespace {
 
-// Metric names of the contract (ARCHITECTURE.md): a text cell in one of these is an error.
+// Metric names of the contract (docs/metrics.md): a text cell in one of these is an error.
 constexpr std::array<std::string_view, 17> kKnownMetrics = {
     "dram__bytes_read.sum",
     "dram__bytes_write.sum",

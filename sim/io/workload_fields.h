@@ -1,4 +1,4 @@
-// The resolved workload as an ordered list of (workload key, value), keys as in ARCHITECTURE.md.
+// The resolved workload as an ordered list of (workload key, value), keys as in docs/cli.md.
 // Used by the JSON, table and HDF5 writers; not a parser (sim/config reads YAML).
 #pragma once
 

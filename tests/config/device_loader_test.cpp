@@ -31,7 +31,7 @@ TEST(DeviceLoader, PresetNamesListEveryPreset) {
 }
 
 TEST(DeviceLoader, H200MatchesDriverReportedAttributes) {
-  // Numbers from reference/h200/microbench.json device_attributes.
+  // Numbers from tests/data/reference/microbench.json device_attributes.
   const auto d = load_device("h200");
   EXPECT_EQ(d.sm.count, 132u);
   EXPECT_EQ(d.l2.capacity_bytes, 62914560u);

@@ -1,5 +1,5 @@
 // Closed forms against hand derivations: FlashAttention's Theorem 2 accounting, the published
-// GPT-2 medium figures (reference/published.md), and brute-force block enumerations.
+// GPT-2 medium figures (docs/references.md), and brute-force block enumerations.
 #include <gtest/gtest.h>
 
 #include <algorithm>

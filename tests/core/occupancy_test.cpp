@@ -1,12 +1,13 @@
-// The CUDA occupancy rules against every launch measured on an H200 (reference/kernels.csv),
+// The CUDA occupancy rules against every launch measured on an H200 (tests/data/reference/kernels.csv),
 // with the SM described by the device attributes the same machine reported (microbench.json).
 #include "sim/core/occupancy.h"
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -68,18 +69,19 @@ std::vector<std::map<std::string, std::string>> read_kernels_csv() {
   return rows;
 }
 
-std::uint64_t attribute(const std::string& json, const std::string& name) {
-  const std::regex re("\"device__attribute_" + name + "\"\\s*:\\s*([0-9]+)");
-  std::smatch m;
-  EXPECT_TRUE(std::regex_search(json, m, re)) << name;
-  return m.empty() ? 0 : std::stoull(m[1].str());
+std::uint64_t attribute(const nlohmann::json& json, const std::string& name) {
+  const auto& attrs = json.at("device_attributes");
+  const auto it = attrs.find("device__attribute_" + name);
+  const bool found = it != attrs.end() && it->is_number_unsigned();
+  EXPECT_TRUE(found) << name;
+  return found ? it->get<std::uint64_t>() : 0;
 }
 
 // The H200's SM from its reported device attributes; allocation units and carve-outs from the
 // CUDA Programming Guide (compute capability 9.0: 256 registers per warp allocation, 128-byte
 // shared-memory granularity, carve-outs 0..228 KiB).
 SmSpec h200_sm() {
-  const std::string json = read_text(std::string(ATTNSIM_REFERENCE_DIR) + "/microbench.json");
+  const nlohmann::json json = nlohmann::json::parse(read_text(std::string(ATTNSIM_REFERENCE_DIR) + "/microbench.json"));
   SmSpec sm;
   sm.count = static_cast<std::uint32_t>(attribute(json, "multiprocessor_count"));
   sm.warp_size = static_cast<std::uint32_t>(attribute(json, "warp_size"));

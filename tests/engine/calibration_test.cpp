@@ -1,4 +1,4 @@
-// h200 preset against reference/h200/microbench.json (one machine's measurements).
+// h200 preset against tests/data/reference/microbench.json (one machine's measurements).
 #include <gtest/gtest.h>
 
 #include <algorithm>

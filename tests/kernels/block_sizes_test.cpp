@@ -1,4 +1,4 @@
-// FlashAttention Algorithm 1 block sizes (arXiv 2205.14135) against reference/published.md, and
+// FlashAttention Algorithm 1 block sizes (arXiv 2205.14135) against docs/references.md, and
 // flash1's default M: the on-chip SRAM per SM, or the largest M whose tiles fit one CTA.
 #include "kernels/block_sizes.h"
 
