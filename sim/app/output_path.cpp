@@ -16,7 +16,14 @@ void check_output_path(const std::string& path, const std::string& flag) {
   if (fs::is_directory(path, ec)) fail("is a directory; give a file name such as " + (fs::path(path) / "out.h5").string());
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  if (!fs::is_directory(dir, ec)) fail("directory " + dir.string() + " does not exist");
+  if (!fs::is_directory(dir, ec)) {
+    // A file where a directory should be ("f/out.h5" with f a file) is not a missing directory.
+    for (fs::path up = dir; !up.empty(); up = up.parent_path()) {
+      if (fs::exists(up, ec) && !fs::is_directory(up, ec)) fail(up.string() + " is a file, not a directory");
+      if (up == up.parent_path()) break;
+    }
+    fail("directory " + dir.string() + " does not exist");
+  }
   if (::access(dir.c_str(), W_OK) != 0) fail("directory " + dir.string() + " is not writable");
 }
 
