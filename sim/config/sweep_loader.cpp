@@ -319,6 +319,13 @@ class Parser {
     std::string device_name = spec_.device;
     for (const auto& o : axis_values_)
       if (device_name.empty() && o.key == "device") device_name = o.value;
+    if (!device.empty() && !device_name.empty()) {
+      try {
+        for (const auto& p : device_value_problems(device_name, device)) reader_.add(p);
+      } catch (const core::ConfigError&) {
+        // the device itself does not load: SweepExpander reports it
+      }
+    }
     for (const auto& o : axis_values_) {
       if (o.key == "device") continue;  // preset names: SweepExpander loads each one
       std::vector<core::ConfigProblem> problems;
