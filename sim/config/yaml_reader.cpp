@@ -17,7 +17,9 @@ void YamlReader::mark_overridden(const std::string& key_path, const ValueOrigin&
 
 namespace {
 
-// The override that `key_path` is at or below (a list element, a sub-key), or null.
+// The override that `key_path` is at or below (a list element, a sub-key), or else one that
+// `key_path` is a parent of (a mapping the override created: "l" for a typo "l.capacity_bytes"),
+// or null.
 const std::pair<const std::string, ValueOrigin>* override_of(const std::map<std::string, ValueOrigin>& overridden,
                                                             const std::string& key_path) {
   const std::pair<const std::string, ValueOrigin>* best = nullptr;
@@ -26,7 +28,10 @@ const std::pair<const std::string, ValueOrigin>* override_of(const std::map<std:
     if (key_path == k || key_path.rfind(k + ".", 0) == 0 || key_path.rfind(k + "[", 0) == 0)
       if (!best || k.size() > best->first.size()) best = &entry;
   }
-  return best;
+  if (best) return best;
+  for (const auto& entry : overridden)
+    if (!key_path.empty() && entry.first.rfind(key_path + ".", 0) == 0) return &entry;
+  return nullptr;
 }
 
 }  // namespace
@@ -45,7 +50,8 @@ void YamlReader::problem_at_line(int line, const std::string& key_path, const st
       problems_.push_back({"", 0, "--set " + set_prefix_ + key_path, message});
     } else {
       // The origin's label names the override; a deeper problem keeps the rest of its path.
-      problems_.push_back({origin.file, origin.line, origin.label + key_path.substr(o->first.size()), message});
+      const std::string below = key_path.size() > o->first.size() ? key_path.substr(o->first.size()) : "";
+      problems_.push_back({origin.file, origin.line, origin.label + below, message});
     }
   } else {
     problems_.push_back({file_, line, key_prefix_ + key_path, message});
