@@ -159,7 +159,7 @@ SweepPoint SweepExpander::point(std::uint64_t index) const {
 
   std::vector<Override> all = spec_.set;
   for (const auto& [k, v] : p.params)
-    if (k != "device") all.push_back({k, sweep_value_yaml(v)});
+    if (k != "device") all.push_back({k, sweep_value_yaml(v), {"", 0, k}});  // reasons name the key itself
   std::vector<Override> wl, dev;
   split_overrides(all, wl, dev);
   YAML::Node node = YAML::Clone(spec_.base);

@@ -92,7 +92,8 @@ TEST(ValueErrors, ValidCombinationsStayImpossiblePoints) {
   EXPECT_FALSE(x.point(1).possible);
   EXPECT_NE(x.point(1).reason.find("capacity_bytes"), std::string::npos) << x.point(1).reason;
   EXPECT_FALSE(x.point(2).possible);
-  EXPECT_NE(x.point(2).reason.find("must be a multiple of kv_heads"), std::string::npos) << x.point(2).reason;
+  EXPECT_EQ(x.point(2).reason, "kv_heads: heads (4) must be a multiple of kv_heads (3)");
+  EXPECT_EQ(x.point(1).reason.rfind("device.l2.capacity_bytes: must be a multiple", 0), 0u) << x.point(1).reason;
 }
 
 TEST(ValueErrors, CommandLineOverridesStillSayDashDashSet) {
