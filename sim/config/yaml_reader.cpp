@@ -47,7 +47,9 @@ void YamlReader::problem_at_line(int line, const std::string& key_path, const st
   if (const auto* o = override_of(overridden_, key_path)) {
     const ValueOrigin& origin = o->second;
     if (origin.file.empty() && origin.label.empty()) {
-      problems_.push_back({"", 0, "--set " + set_prefix_ + key_path, message});
+      // A parent mapping the override created is named by the override's whole key.
+      const std::string& shown = key_path.size() < o->first.size() ? o->first : key_path;
+      problems_.push_back({"", 0, "--set " + set_prefix_ + shown, message});
     } else {
       // The origin's label names the override; a deeper problem keeps the rest of its path.
       const std::string below = key_path.size() > o->first.size() ? key_path.substr(o->first.size()) : "";

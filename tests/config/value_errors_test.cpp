@@ -104,6 +104,12 @@ TEST(ValueErrors, CommandLineOverridesStillSayDashDashSet) {
     EXPECT_STREQ(e.what(), "--set block_n: expected a positive integer, got '12.5'");
   }
   try {
+    load_device("teaching", {{"l.capacity_bytes", "1"}});
+    FAIL() << "expected a ConfigError";
+  } catch (const core::ConfigError& e) {
+    EXPECT_STREQ(e.what(), "--set device.l.capacity_bytes: unknown key (did you mean 'l2'?)");
+  }
+  try {
     workload_for_kernel("flash9");
     FAIL() << "expected a ConfigError";
   } catch (const core::ConfigError& e) {
