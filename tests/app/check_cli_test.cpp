@@ -54,6 +54,15 @@ TEST(CheckCli, TileBlameFollowsTheLargerBlock) {
                     out2, err2),
             2);
   EXPECT_NE(err2.str().find("error: block_m: flash2 tiles 1024x16"), std::string::npos) << err2.str();
+  // standard's GEMM tiles: the larger side, or smem_per_cta when it was given.
+  std::ostringstream out3, err3, out4, err4;
+  EXPECT_EQ(run_cli({"run", "--device", "h200", "--kernel", "standard", "--set", "block_m=64", "--set",
+                     "block_n=4096"},
+                    out3, err3),
+            2);
+  EXPECT_NE(err3.str().find("error: block_n: GEMM tiles 64x4096"), std::string::npos) << err3.str();
+  EXPECT_EQ(run_cli({"run", "--device", "h200", "--kernel", "standard", "--set", "smem_per_cta=300000"}, out4, err4), 2);
+  EXPECT_NE(err4.str().find("error: smem_per_cta: GEMM tiles"), std::string::npos) << err4.str();
 }
 
 TEST(CheckCli, SweepFileChecksEveryPossiblePoint) {
