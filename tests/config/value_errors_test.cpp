@@ -79,6 +79,16 @@ TEST(ValueErrors, DeviceAxisValuesAreCheckedByTheDeviceLoader) {
   EXPECT_NE(e.find("s.yaml:7: axes.device.l2.associativity[2]: must be at most 128, got 256"), std::string::npos) << e;
 }
 
+TEST(ValueErrors, UnknownDevicePresetIsLocatedAtItsLine) {
+  const SweepSpec spec = SweepLoader::load_text("name: x\n# the preset\ndevice: h9000\naxes:\n  seq: [64]\n", "s.yaml");
+  try {
+    SweepExpander{spec};
+    FAIL() << "expected a ConfigError";
+  } catch (const core::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("s.yaml:3: device: unknown device preset 'h9000'", 0), 0u) << e.what();
+  }
+}
+
 TEST(ValueErrors, ValidCombinationsStayImpossiblePoints) {
   // heads % kv_heads, a cache size that is not a whole number of sets, a failed constraint: each
   // value is valid alone, so the points are kept as impossible with their reason.
