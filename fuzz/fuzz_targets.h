@@ -60,7 +60,8 @@ inline void workload_yaml(const std::string& text) {
   config::parse_workload_node(YAML::Load(config::workload_to_yaml(w)), "fuzz-workload-roundtrip.yaml");
 }
 
-// Sweep loading and expansion: the first kPoints points and the last one.
+// Sweep loading and expansion: the first kPoints points and the last one. A problem located in
+// the sweep file must name a line the file has (one past the last for an unexpected end).
 inline void sweep(const std::string& text) {
   constexpr std::uint64_t kPoints = 16;
   try {
@@ -69,7 +70,10 @@ inline void sweep(const std::string& text) {
     const std::uint64_t n = expander.size();
     for (std::uint64_t i = 0; i < std::min(n, kPoints); ++i) expander.point(i);
     if (n > kPoints) expander.point(n - 1);
-  } catch (const core::ConfigError&) {
+  } catch (const core::ConfigError& e) {
+    const auto lines = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
+    for (const auto& p : e.problems())
+      if (p.file == "fuzz-sweep.yaml" && (p.line < 0 || p.line > lines + 1)) std::abort();
   }
 }
 

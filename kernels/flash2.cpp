@@ -274,7 +274,10 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
   const std::string what = "flash2 tiles " + std::to_string(w.block_m) + "x" + std::to_string(w.block_n) +
                            " (head_dim " + std::to_string(w.head_dim) + ", " + std::to_string(w.stages) + " stages)";
   if (w.smem_per_cta == 0) {
-    KernelDefaults::check_smem(tiles, device, "block_m", what);
+    // Blame the block whose tiles take most of the space: Q's block_m rows, or the staged K and V
+    // tiles of block_n rows each.
+    const bool kv_larger = 2 * w.block_n * std::max<std::uint64_t>(1, w.stages - 1) > w.block_m;
+    KernelDefaults::check_smem(tiles, device, kv_larger ? "block_n" : "block_m", what);
     w.smem_per_cta = tiles;
   }
   KernelDefaults::check_smem(w.smem_per_cta, device, "smem_per_cta", what);

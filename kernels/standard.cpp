@@ -128,7 +128,9 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
     w.gemm_cluster = device.kind == core::DeviceKind::kGpu && device.compute_capability >= 90 ? 2 : 1;
   if (w.regs_per_thread == 0) w.regs_per_thread = 168;
   if (w.smem_per_cta == 0) w.smem_per_cta = w.stages * per_stage + kCublasEpilogueSmem;
-  KernelDefaults::check_smem(w.smem_per_cta, device, "block_m",
+  // Blame the key that set the size: smem_per_cta when given, else the larger GEMM tile side.
+  KernelDefaults::check_smem(w.smem_per_cta, device,
+                             in.smem_per_cta ? "smem_per_cta" : w.block_n > w.block_m ? "block_n" : "block_m",
                              "GEMM tiles " + std::to_string(w.block_m) + "x" + std::to_string(w.block_n) + "x" +
                                  std::to_string(w.block_k) + " with " + std::to_string(w.stages) + " stages");
   return w;

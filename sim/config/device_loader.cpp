@@ -24,14 +24,14 @@ bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 void read_hbm(MapReader m, core::HbmSpec& h) {
   if (!m.valid()) return;
   if (m.bytes("capacity_bytes", h.capacity_bytes, Need::kRequired))
-    m.check(h.capacity_bytes > 0, "capacity_bytes", "must be positive");
-  if (m.u32("channels", h.channels)) m.check(h.channels > 0, "channels", "must be positive");
+    m.require(h.capacity_bytes > 0, "capacity_bytes", "must be positive");
+  if (m.u32("channels", h.channels)) m.require(h.channels > 0, "channels", "must be positive");
   if (m.bytes("interleave_bytes", h.interleave_bytes))
-    m.check(is_pow2(h.interleave_bytes), "interleave_bytes", "must be a power of two, got " + std::to_string(h.interleave_bytes));
+    m.require(is_pow2(h.interleave_bytes), "interleave_bytes", "must be a power of two, got " + std::to_string(h.interleave_bytes));
   if (m.number("bandwidth_gbps", h.bandwidth_gbps, Need::kRequired))
-    m.check(h.bandwidth_gbps > 0, "bandwidth_gbps", "must be positive");
+    m.require(h.bandwidth_gbps > 0, "bandwidth_gbps", "must be positive");
   if (m.number("write_bandwidth_gbps", h.write_bandwidth_gbps))
-    m.check(h.write_bandwidth_gbps > 0, "write_bandwidth_gbps", "must be positive (leave it out for bandwidth_gbps)");
+    m.require(h.write_bandwidth_gbps > 0, "write_bandwidth_gbps", "must be positive (leave it out for bandwidth_gbps)");
   m.u64("latency_cycles", h.latency_cycles, Need::kRequired);
   m.finish();
 }
@@ -42,19 +42,19 @@ void read_l2(MapReader m, core::L2Spec& l2) {
   const bool enabled = !has_capacity || l2.capacity_bytes > 0;
   const bool line_ok = m.bytes("line_bytes", l2.line_bytes);
   const bool sector_ok = m.bytes("sector_bytes", l2.sector_bytes);
-  if (line_ok) m.check(is_pow2(l2.line_bytes), "line_bytes", "must be a power of two, got " + std::to_string(l2.line_bytes));
+  if (line_ok) m.require(is_pow2(l2.line_bytes), "line_bytes", "must be a power of two, got " + std::to_string(l2.line_bytes));
   if (sector_ok)
-    m.check(is_pow2(l2.sector_bytes), "sector_bytes", "must be a power of two, got " + std::to_string(l2.sector_bytes));
+    m.require(is_pow2(l2.sector_bytes), "sector_bytes", "must be a power of two, got " + std::to_string(l2.sector_bytes));
   if (is_pow2(l2.line_bytes) && is_pow2(l2.sector_bytes))
     m.check(l2.line_bytes % l2.sector_bytes == 0, "line_bytes",
             "must be a multiple of sector_bytes (" + std::to_string(l2.sector_bytes) + ")");
   if (m.u32("associativity", l2.associativity)) {
-    m.check(is_pow2(l2.associativity), "associativity", "must be a power of two, got " + std::to_string(l2.associativity));
+    m.require(is_pow2(l2.associativity), "associativity", "must be a power of two, got " + std::to_string(l2.associativity));
     // The engine's tag store ranks the ways of a set in signed bytes (SetAssocArray::kMaxWays).
     if (is_pow2(l2.associativity))
-      m.check(l2.associativity <= 128, "associativity", "must be at most 128, got " + std::to_string(l2.associativity));
+      m.require(l2.associativity <= 128, "associativity", "must be at most 128, got " + std::to_string(l2.associativity));
   }
-  if (m.u32("partitions", l2.partitions)) m.check(l2.partitions > 0, "partitions", "must be positive");
+  if (m.u32("partitions", l2.partitions)) m.require(l2.partitions > 0, "partitions", "must be positive");
   const Need when_enabled = enabled ? Need::kRequired : Need::kOptional;
   m.u64("near_hit_latency_cycles", l2.near_hit_latency_cycles, when_enabled);
   if (!m.u64("far_hit_latency_cycles", l2.far_hit_latency_cycles)) l2.far_hit_latency_cycles = l2.near_hit_latency_cycles;
@@ -63,11 +63,11 @@ void read_l2(MapReader m, core::L2Spec& l2) {
   if (m.number("bandwidth_gbps", l2.bandwidth_gbps, when_enabled))
     m.check(l2.bandwidth_gbps > 0 || (!enabled && l2.bandwidth_gbps == 0), "bandwidth_gbps", "must be positive");
   if (m.string("replacement", l2.replacement))
-    m.check(l2.replacement == "lru", "replacement", "unknown policy '" + l2.replacement + "' (known: lru)");
+    m.require(l2.replacement == "lru", "replacement", "unknown policy '" + l2.replacement + "' (known: lru)");
   m.boolean("count_final_writeback", l2.count_final_writeback);
   if (m.bytes("tracking_bytes", l2.tracking_bytes) && l2.tracking_bytes != 0) {
     const bool pow2 = is_pow2(l2.tracking_bytes);
-    m.check(pow2, "tracking_bytes", "must be 0 or a power of two, got " + std::to_string(l2.tracking_bytes));
+    m.require(pow2, "tracking_bytes", "must be 0 or a power of two, got " + std::to_string(l2.tracking_bytes));
     if (pow2 && is_pow2(l2.line_bytes) && is_pow2(l2.sector_bytes)) {
       m.check(l2.tracking_bytes >= l2.line_bytes, "tracking_bytes",
               "must be at least line_bytes (" + std::to_string(l2.line_bytes) + ")");
@@ -89,13 +89,13 @@ void read_l2(MapReader m, core::L2Spec& l2) {
 void read_sm(MapReader m, core::SmSpec& sm, bool gpu) {
   if (!m.valid()) return;
   auto positive_u32 = [&](const char* key, std::uint32_t& v, Need need = Need::kOptional) {
-    if (m.u32(key, v, need)) m.check(v > 0, key, "must be positive");
+    if (m.u32(key, v, need)) m.require(v > 0, key, "must be positive");
   };
   auto pow2_u32 = [&](const char* key, std::uint32_t& v) {
-    if (m.u32(key, v)) m.check(is_pow2(v), key, "must be a power of two, got " + std::to_string(v));
+    if (m.u32(key, v)) m.require(is_pow2(v), key, "must be a power of two, got " + std::to_string(v));
   };
   auto pow2_bytes = [&](const char* key, core::Bytes& v) {
-    if (m.bytes(key, v)) m.check(is_pow2(v), key, "must be a power of two, got " + std::to_string(v));
+    if (m.bytes(key, v)) m.require(is_pow2(v), key, "must be a power of two, got " + std::to_string(v));
   };
   const Need gpu_need = gpu ? Need::kRequired : Need::kOptional;
   positive_u32("count", sm.count, Need::kRequired);
@@ -110,7 +110,7 @@ void read_sm(MapReader m, core::SmSpec& sm, bool gpu) {
   pow2_u32("register_allocation_unit", sm.register_allocation_unit);
   positive_u32("schedulers_per_sm", sm.schedulers_per_sm);
   if (m.bytes("shared_mem_per_sm_bytes", sm.shared_mem_per_sm_bytes, gpu_need) && gpu)
-    m.check(sm.shared_mem_per_sm_bytes > 0, "shared_mem_per_sm_bytes", "must be positive");
+    m.require(sm.shared_mem_per_sm_bytes > 0, "shared_mem_per_sm_bytes", "must be positive");
   m.bytes("shared_mem_per_block_optin_bytes", sm.shared_mem_per_block_optin_bytes, gpu_need);
   m.bytes("shared_mem_reserved_per_block_bytes", sm.shared_mem_reserved_per_block_bytes);
   pow2_bytes("shared_mem_allocation_unit_bytes", sm.shared_mem_allocation_unit_bytes);
@@ -143,15 +143,15 @@ void read_sm(MapReader m, core::SmSpec& sm, bool gpu) {
   m.boolean("l1_caches_global_loads", sm.l1_caches_global_loads);
   m.u64("l1_hit_latency_cycles", sm.l1_hit_latency_cycles);
   if (m.number("tensor_flops_per_cycle", sm.tensor_flops_per_cycle, Need::kRequired))
-    m.check(sm.tensor_flops_per_cycle > 0, "tensor_flops_per_cycle", "must be positive");
+    m.require(sm.tensor_flops_per_cycle > 0, "tensor_flops_per_cycle", "must be positive");
   if (m.number("fp32_flops_per_cycle", sm.fp32_flops_per_cycle))
-    m.check(sm.fp32_flops_per_cycle >= 0, "fp32_flops_per_cycle", "must not be negative");
+    m.require(sm.fp32_flops_per_cycle >= 0, "fp32_flops_per_cycle", "must not be negative");
   if (m.number("exp_per_cycle", sm.exp_per_cycle, Need::kRequired))
-    m.check(sm.exp_per_cycle > 0, "exp_per_cycle", "must be positive");
+    m.require(sm.exp_per_cycle > 0, "exp_per_cycle", "must be positive");
   m.bytes("max_inflight_bytes_per_sm", sm.max_inflight_bytes_per_sm);
   m.bytes("max_inflight_bytes_per_warp", sm.max_inflight_bytes_per_warp);
   if (m.number("load_bytes_per_cycle", sm.load_bytes_per_cycle))
-    m.check(sm.load_bytes_per_cycle >= 0, "load_bytes_per_cycle", "must not be negative");
+    m.require(sm.load_bytes_per_cycle >= 0, "load_bytes_per_cycle", "must not be negative");
 
   // Cross-field limits.
   m.check(sm.shared_mem_per_block_optin_bytes <= sm.shared_mem_per_sm_bytes, "shared_mem_per_block_optin_bytes",
@@ -173,10 +173,10 @@ void read_sm(MapReader m, core::SmSpec& sm, bool gpu) {
 void read_scratchpad(MapReader m, core::ScratchpadSpec& s) {
   if (!m.valid()) return;
   if (m.bytes("sram_bytes_per_core", s.sram_bytes_per_core, Need::kRequired))
-    m.check(s.sram_bytes_per_core > 0, "sram_bytes_per_core", "must be positive");
-  if (m.u32("dma_engines", s.dma_engines, Need::kRequired)) m.check(s.dma_engines > 0, "dma_engines", "must be positive");
+    m.require(s.sram_bytes_per_core > 0, "sram_bytes_per_core", "must be positive");
+  if (m.u32("dma_engines", s.dma_engines, Need::kRequired)) m.require(s.dma_engines > 0, "dma_engines", "must be positive");
   if (m.number("dma_bytes_per_cycle", s.dma_bytes_per_cycle, Need::kRequired))
-    m.check(s.dma_bytes_per_cycle > 0, "dma_bytes_per_cycle", "must be positive");
+    m.require(s.dma_bytes_per_cycle > 0, "dma_bytes_per_cycle", "must be positive");
   m.u64("dma_latency_cycles", s.dma_latency_cycles, Need::kRequired);
   m.finish();
 }
@@ -228,16 +228,16 @@ core::DeviceSpec parse_device_node(const YAML::Node& node, YamlReader& reader) {
     if (!node.IsDefined() || node.IsNull()) reader.problem_at_line(0, "", "empty device file");
     return d;
   }
-  if (top.string("name", d.name, Need::kRequired)) top.check(!d.name.empty(), "name", "must not be empty");
+  if (top.string("name", d.name, Need::kRequired)) top.require(!d.name.empty(), "name", "must not be empty");
   std::string kind = "gpu";
   if (top.string("kind", kind, Need::kRequired)) {
-    top.check(kind == "gpu" || kind == "scratchpad", "kind", "unknown kind '" + kind + "' (known: gpu, scratchpad)");
+    top.require(kind == "gpu" || kind == "scratchpad", "kind", "unknown kind '" + kind + "' (known: gpu, scratchpad)");
     d.kind = kind == "scratchpad" ? core::DeviceKind::kScratchpad : core::DeviceKind::kGpu;
   }
   const bool gpu = d.kind == core::DeviceKind::kGpu;
   if (top.u32("compute_capability", d.compute_capability))
-    top.check(d.compute_capability >= 10, "compute_capability", "expected major*10 + minor, e.g. 90");
-  if (top.number("clock_ghz", d.clock_ghz, Need::kRequired)) top.check(d.clock_ghz > 0, "clock_ghz", "must be positive");
+    top.require(d.compute_capability >= 10, "compute_capability", "expected major*10 + minor, e.g. 90");
+  if (top.number("clock_ghz", d.clock_ghz, Need::kRequired)) top.require(d.clock_ghz > 0, "clock_ghz", "must be positive");
   read_hbm(MapReader(reader, top.child("hbm", Need::kRequired), "hbm"), d.hbm);
   d.l2.capacity_bytes = gpu ? d.l2.capacity_bytes : 0;
   read_l2(MapReader(reader, top.child("l2", gpu ? Need::kRequired : Need::kOptional), "l2"), d.l2);
@@ -270,8 +270,11 @@ std::vector<std::string> device_preset_names() {
   return {};
 }
 
-core::DeviceSpec load_device(const std::string& name_or_path, const std::vector<Override>& device_overrides) {
-  std::string path;
+namespace {
+
+// The device file `name_or_path` names (`path` set to it), read as YAML. Throws ConfigError.
+YAML::Node load_device_root(const std::string& name_or_path, std::string& path) {
+  path.clear();
   const bool is_path = ends_with(name_or_path, ".yaml") || ends_with(name_or_path, ".yml") ||
                        name_or_path.find('/') != std::string::npos;
   if (is_path) {
@@ -304,11 +307,29 @@ core::DeviceSpec load_device(const std::string& name_or_path, const std::vector<
   } catch (const YAML::Exception& e) {
     throw core::ConfigError(core::ConfigProblem{path, 0, "", "cannot read: " + e.msg});
   }
+  return root;
+}
+
+}  // namespace
+
+core::DeviceSpec load_device(const std::string& name_or_path, const std::vector<Override>& device_overrides) {
+  std::string path;
+  YAML::Node root = load_device_root(name_or_path, path);
   YamlReader reader(path, "device.");
   apply_overrides(root, device_overrides, reader);
   core::DeviceSpec d = parse_device_node(root, reader);
   reader.throw_if_problems();
   return d;
+}
+
+std::vector<core::ConfigProblem> device_value_problems(const std::string& name_or_path,
+                                                       const std::vector<Override>& device_overrides) {
+  std::string path;
+  YAML::Node root = load_device_root(name_or_path, path);
+  YamlReader reader(path, "device.");
+  apply_overrides(root, device_overrides, reader);
+  parse_device_node(root, reader);
+  return reader.value_problems();
 }
 
 std::string device_to_yaml(const core::DeviceSpec& d) {

@@ -20,6 +20,12 @@ namespace attnsim::config {
 // Throws core::ConfigError (an unknown preset lists the available ones).
 core::DeviceSpec load_device(const std::string& name_or_path, const std::vector<Override>& device_overrides = {});
 
+// The problems with the overridden values themselves (ProblemKind::kValue: type, range, choice,
+// unknown key), located at each override's origin; rules across keys are left out. The same
+// validation as load_device. Throws core::ConfigError when the device itself cannot be read.
+std::vector<core::ConfigProblem> device_value_problems(const std::string& name_or_path,
+                                                       const std::vector<Override>& device_overrides);
+
 // Validates a device mapping, recording problems in `reader` (the caller throws).
 core::DeviceSpec parse_device_node(const YAML::Node& node, YamlReader& reader);
 

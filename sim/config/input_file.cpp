@@ -11,7 +11,9 @@ void require_readable_file(const std::string& path, const std::string& key, cons
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   std::string problem;
-  if (ec || !std::filesystem::exists(status)) {
+  if (ec == std::errc::not_a_directory) {
+    problem = what + " not found: a part of the path before the file name is a file, not a directory";
+  } else if (ec || !std::filesystem::exists(status)) {
     problem = what + " not found";
   } else if (std::filesystem::is_directory(status)) {
     problem = what + " is a directory, not a file";

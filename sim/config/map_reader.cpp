@@ -50,19 +50,19 @@ YAML::Node MapReader::child(const std::string& key, Need need) {
   return v;
 }
 
-bool MapReader::u64(const std::string& key, std::uint64_t& out, Need need) {
+bool MapReader::u64(const std::string& key, std::uint64_t& out, Need need, const std::string& expected) {
   const YAML::Node v = child(key, need);
   if (!v.IsDefined()) return false;
-  const auto x = reader_.as_u64(v, path_of(key));
+  const auto x = reader_.as_u64(v, path_of(key), expected);
   if (x) out = *x;
   return x.has_value();
 }
 
-bool MapReader::u32(const std::string& key, std::uint32_t& out, Need need) {
+bool MapReader::u32(const std::string& key, std::uint32_t& out, Need need, const std::string& expected) {
   std::uint64_t wide = out;
-  if (!u64(key, wide, need)) return false;
+  if (!u64(key, wide, need, expected)) return false;
   if (wide > std::numeric_limits<std::uint32_t>::max()) {
-    check(false, key, "must be at most " + std::to_string(std::numeric_limits<std::uint32_t>::max()));
+    require(false, key, "must be at most " + std::to_string(std::numeric_limits<std::uint32_t>::max()));
     return false;
   }
   out = static_cast<std::uint32_t>(wide);
@@ -101,12 +101,20 @@ bool MapReader::string(const std::string& key, std::string& out, Need need) {
   return x.has_value();
 }
 
+void MapReader::require(bool ok, const std::string& key, const std::string& message) {
+  record(ok, key, message, ProblemKind::kValue);
+}
+
 void MapReader::check(bool ok, const std::string& key, const std::string& message) {
+  record(ok, key, message, ProblemKind::kCombination);
+}
+
+void MapReader::record(bool ok, const std::string& key, const std::string& message, ProblemKind kind) {
   if (ok) return;
   const Entry* e = nullptr;
   for (const auto& x : entries_)
     if (x.key == key) e = &x;
-  reader_.problem(e ? e->value : node_, path_of(key), message);
+  reader_.problem(e ? e->value : node_, path_of(key), message, kind);
 }
 
 void MapReader::finish() {

@@ -32,14 +32,20 @@ class MapReader {
 
   // Each leaves `out` unchanged when the key is absent or its value is bad; returns true
   // only when a value was present and parsed.
-  bool u64(const std::string& key, std::uint64_t& out, Need need = Need::kOptional);
-  bool u32(const std::string& key, std::uint32_t& out, Need need = Need::kOptional);
+  // `expected` names the allowed values in messages ("a positive integer").
+  bool u64(const std::string& key, std::uint64_t& out, Need need = Need::kOptional,
+           const std::string& expected = "a non-negative integer");
+  bool u32(const std::string& key, std::uint32_t& out, Need need = Need::kOptional,
+           const std::string& expected = "a non-negative integer");
   bool bytes(const std::string& key, std::uint64_t& out, Need need = Need::kOptional);
   bool number(const std::string& key, double& out, Need need = Need::kOptional);
   bool boolean(const std::string& key, bool& out, Need need = Need::kOptional);
   bool string(const std::string& key, std::string& out, Need need = Need::kOptional);
 
-  // Records `message` at `key` (its line, or the mapping's) when `ok` is false.
+  // Records `message` at `key` (its line, or the mapping's) when `ok` is false: `require` for a
+  // rule on the key's own value (a range, a choice; ProblemKind::kValue), `check` for a rule
+  // across keys (ProblemKind::kCombination).
+  void require(bool ok, const std::string& key, const std::string& message);
   void check(bool ok, const std::string& key, const std::string& message);
 
   // Reports every key present but never asked for.
@@ -55,6 +61,7 @@ class MapReader {
     bool read = false;
   };
   Entry* find(const std::string& key);
+  void record(bool ok, const std::string& key, const std::string& message, ProblemKind kind);
 
   YamlReader& reader_;
   YAML::Node node_;

@@ -61,7 +61,7 @@ void split_overrides(const std::vector<Override>& all, std::vector<Override>& wo
   const std::string prefix = "device.";
   for (const auto& o : all) {
     if (o.key.rfind(prefix, 0) == 0) {
-      device.push_back({o.key.substr(prefix.size()), o.value});
+      device.push_back({o.key.substr(prefix.size()), o.value, o.origin});
     } else {
       workload.push_back(o);
     }
@@ -71,7 +71,7 @@ void split_overrides(const std::vector<Override>& all, std::vector<Override>& wo
 void apply_overrides(YAML::Node& root, const std::vector<Override>& overrides, YamlReader& reader) {
   if (!root.IsDefined() || root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   for (const auto& o : overrides) {
-    reader.mark_overridden(o.key);
+    reader.mark_overridden(o.key, o.origin);
     YAML::Node value;
     try {
       value = YAML::Load(o.value);

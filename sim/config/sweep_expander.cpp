@@ -53,10 +53,10 @@ SweepExpander::SweepExpander(const SweepSpec& spec) : spec_(spec) {
   parse_workload_node(node, reader);
   reader.throw_if_problems();
   // Every device named must load (unknown presets are bad input, not impossible points).
-  // Each name with where the sweep file gives it (line 0 for the top-level `device:` key, whose
-  // line the spec does not keep), so an unknown preset is reported at file:line: device.
+  // Each name with where the sweep file gives it, so an unknown preset is reported at
+  // file:line: device.
   std::vector<std::pair<std::string, int>> names;
-  if (!spec_.device.empty()) names.emplace_back(spec_.device, 0);
+  if (!spec_.device.empty()) names.emplace_back(spec_.device, spec_.device_line);
   for (const auto& g : spec_.groups)
     for (const auto& a : g.axes)
       if (a.key == "device")
@@ -72,7 +72,9 @@ SweepExpander::SweepExpander(const SweepSpec& spec) : spec_(spec) {
           p.line = line;
           p.key_path = "device";
         }
-        problems.push_back(p);
+        bool seen = false;  // a bad `set:` device value is reported once, not once per device
+        for (const auto& q : problems) seen = seen || q.format() == p.format();
+        if (!seen) problems.push_back(p);
       }
     }
   }
@@ -157,7 +159,7 @@ SweepPoint SweepExpander::point(std::uint64_t index) const {
 
   std::vector<Override> all = spec_.set;
   for (const auto& [k, v] : p.params)
-    if (k != "device") all.push_back({k, sweep_value_yaml(v)});
+    if (k != "device") all.push_back({k, sweep_value_yaml(v), {"", 0, k}});  // reasons name the key itself
   std::vector<Override> wl, dev;
   split_overrides(all, wl, dev);
   YAML::Node node = YAML::Clone(spec_.base);

@@ -5,7 +5,9 @@
 #include <set>
 #include <sstream>
 
+#include "sim/config/device_loader.h"
 #include "sim/config/input_file.h"
+#include "sim/config/workload_loader.h"
 #include "sim/config/yaml_reader.h"
 #include "sim/core/errors.h"
 
@@ -63,7 +65,10 @@ class Parser {
       }
       const YAML::Node& v = kv.second;
       if (key == "name") spec_.name = reader_.as_string(v, key).value_or("");
-      else if (key == "device") spec_.device = reader_.as_string(v, key).value_or("");
+      else if (key == "device") {
+        spec_.device = reader_.as_string(v, key).value_or("");
+        spec_.device_line = YamlReader::line_of(v);
+      }
       else if (key == "base") parse_base(v);
       else if (key == "set") parse_set(v);
       else if (key == "axes") parse_axes(v);
@@ -74,6 +79,7 @@ class Parser {
       reader_.problem_at_line(1, "device", "missing: give a device preset (or a 'device' axis)");
     if (!spec_.base.IsDefined() || spec_.base.IsNull()) spec_.base = YAML::Node(YAML::NodeType::Map);
     check_names();
+    if (!reader_.has_problems()) check_values();
     reader_.throw_if_problems();
     return std::move(spec_);
   }
@@ -91,6 +97,7 @@ class Parser {
       if (kv.second.IsScalar()) known_.insert(k);
     }
     spec_.base = YAML::Clone(v);
+    base_node_ = v;
   }
 
   void parse_set(const YAML::Node& v) {
@@ -109,7 +116,7 @@ class Parser {
         reader_.problem(kv.first, "set." + k, "unknown key (expected a workload key or device.<path>)");
         continue;
       }
-      spec_.set.push_back({k, YAML::Dump(kv.second)});
+      spec_.set.push_back({k, YAML::Dump(kv.second), {reader_.file(), YamlReader::line_of(kv.first), "set." + k}});
       known_.insert(k);
     }
   }
@@ -129,11 +136,18 @@ class Parser {
   }
 
   // A list, {start, stop, step} (stop inclusive) or {pow2: [lo, hi]} (powers of two lo..hi).
-  std::vector<SweepValue> axis_values(const YAML::Node& v, const std::string& path) {
+  // Also appends to `origins` where each value was written (for the value checks).
+  std::vector<SweepValue> axis_values(const YAML::Node& v, const std::string& path, std::vector<ValueOrigin>& origins) {
     std::vector<SweepValue> out;
+    const ValueOrigin whole{reader_.file(), YamlReader::line_of(v), path};
     if (v.IsSequence()) {
-      for (std::size_t i = 0; i < v.size(); ++i)
-        if (auto s = scalar(v[i], path + "[" + std::to_string(i) + "]")) out.push_back(*s);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string element = path + "[" + std::to_string(i) + "]";
+        if (auto s = scalar(v[i], element)) {
+          out.push_back(*s);
+          origins.push_back({reader_.file(), YamlReader::line_of(v[i]), element});
+        }
+      }
       if (v.size() == 0) reader_.problem(v, path, "empty axis: give at least one value");
       return out;
     }
@@ -151,7 +165,10 @@ class Parser {
       if (!is_pow2(*lo) || !is_pow2(*hi)) reader_.problem(p, path + ".pow2", "lo and hi must be powers of two");
       else if (*lo > *hi) reader_.problem(p, path + ".pow2", "lo must not exceed hi");
       else
-        for (std::uint64_t x = *lo; x <= *hi && x != 0; x *= 2) out.push_back(SweepValue{static_cast<std::int64_t>(x)});
+        for (std::uint64_t x = *lo; x <= *hi && x != 0; x *= 2) {
+          out.push_back(SweepValue{static_cast<std::int64_t>(x)});
+          origins.push_back(whole);
+        }
       return out;
     }
     if (v.IsMap() && v["start"]) {
@@ -168,7 +185,10 @@ class Parser {
       else if (a > b) reader_.problem(v, path, "empty range: start > stop");
       else if ((b - a) / d >= 1000000) reader_.problem(v, path, "range has more than 1,000,000 values");
       else
-        for (std::int64_t x = a; x <= b; x += d) out.push_back(SweepValue{x});
+        for (std::int64_t x = a; x <= b; x += d) {
+          out.push_back(SweepValue{x});
+          origins.push_back(whole);
+        }
       return out;
     }
     reader_.problem(v, path, "expected a list, {start, stop, step} or {pow2: [lo, hi]}, got " + YamlReader::node_kind(v));
@@ -187,7 +207,10 @@ class Parser {
       return;
     }
     known_.insert(k);
-    SweepAxis a{k, axis_values(v, path), YamlReader::line_of(key_node)};
+    std::vector<ValueOrigin> origins;
+    SweepAxis a{k, axis_values(v, path, origins), YamlReader::line_of(key_node)};
+    for (std::size_t i = 0; i < a.values.size() && i < origins.size(); ++i)
+      axis_values_.push_back({k, sweep_value_yaml(a.values[i]), origins[i]});
     g.axes.push_back(std::move(a));
   }
 
@@ -278,6 +301,47 @@ class Parser {
           reader_.problem_at_line(p.line, p.path, "unknown name '" + n + "' (not an axis, derived value, base or set key)");
   }
 
+  // A value wrong in itself is bad input wherever it appears: base and set together must be a
+  // valid workload (checked as `attnsim run` checks a workload file, located at their lines),
+  // and every axis value must pass its key's own checks (the loaders' kValue problems: type,
+  // range, choice), through the same validation as a workload or device file. Only a
+  // combination of valid values may become an impossible point.
+  void check_values() {
+    std::vector<Override> workload, device;
+    split_overrides(spec_.set, workload, device);
+    YAML::Node base = base_node_.IsDefined() && base_node_.IsMap() ? base_node_ : YAML::Node(YAML::NodeType::Map);
+    YamlReader base_reader(reader_.file());
+    base_reader.set_key_prefix("base.");
+    apply_workload_overrides(base, workload, base_reader);
+    parse_workload_node(base, base_reader);
+    for (const auto& p : base_reader.problems()) reader_.add(p);
+
+    std::string device_name = spec_.device;
+    for (const auto& o : axis_values_)
+      if (device_name.empty() && o.key == "device") device_name = o.value;
+    if (!device.empty() && !device_name.empty()) {
+      try {
+        for (const auto& p : device_value_problems(device_name, device)) reader_.add(p);
+      } catch (const core::ConfigError&) {
+        // the device itself does not load: SweepExpander reports it
+      }
+    }
+    for (const auto& o : axis_values_) {
+      if (o.key == "device") continue;  // preset names: SweepExpander loads each one
+      std::vector<core::ConfigProblem> problems;
+      if (o.key.rfind("device.", 0) == 0) {
+        try {
+          problems = device_value_problems(device_name, {{o.key.substr(7), o.value, o.origin}});
+        } catch (const core::ConfigError&) {
+          continue;  // the device itself does not load: SweepExpander reports it
+        }
+      } else {
+        problems = workload_value_problems({o}, reader_.file());
+      }
+      for (const auto& p : problems) reader_.add(p);
+    }
+  }
+
   struct Pending {
     std::string path;
     int line;
@@ -288,6 +352,8 @@ class Parser {
   std::set<std::string> axis_keys_;
   std::set<std::string> known_;
   std::vector<Pending> pending_;
+  YAML::Node base_node_;               // the base mapping as read (its lines), for check_values
+  std::vector<Override> axis_values_;  // every axis value with its key and origin
 };
 
 }  // namespace

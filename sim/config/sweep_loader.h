@@ -1,6 +1,9 @@
 // Reads a sweep YAML file strictly into a SweepSpec: unknown keys, empty or duplicate axes, bad
 // ranges, malformed expressions each reported as "file:line: key.path: message", all at once.
-// Workload values themselves are validated per point by SweepExpander (parse_workload_node).
+// Every value is checked where it is written, by the workload and device loaders' own rules:
+// base + set must be a valid workload, and each axis value must pass its key's checks on its own
+// ("s.yaml:8: axes.block_n[1]: ..."). Combinations of valid values are left to SweepExpander,
+// which records the points they fail as impossible.
 #pragma once
 
 #include <string>

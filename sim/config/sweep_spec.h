@@ -49,6 +49,7 @@ struct SweepSpec {
   std::string text;                 // the file as read (provenance, hash)
   std::string name;
   std::string device;               // default device when "device" is not an axis
+  int device_line = 0;              // the line of `device:` (0 when absent)
   YAML::Node base;                  // workload mapping (cloned per point)
   std::vector<Override> set;        // fixed overrides, workload and "device." ones
   std::vector<SweepAxisGroup> groups;  // cartesian product over groups, first group slowest

@@ -23,7 +23,7 @@ void read_choice(MapReader& m, const std::string& key, T& out, std::optional<T> 
   if (v) {
     out = *v;
   } else {
-    m.check(false, key, "unknown value '" + s + "' (known: " + known + ")");
+    m.require(false, key, "unknown value '" + s + "' (known: " + known + ")");
   }
 }
 
@@ -61,24 +61,27 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
       const std::string near = closest_match(w.kernel, known);
-      m.check(false, "kernel",
+      m.require(false, "kernel",
               "unknown kernel '" + w.kernel + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
                   "; known: " + list);
     }
   }
+  // Rules on one key's own value use m.require (bad wherever the value appears); rules across
+  // keys use m.check (a sweep records them as an impossible point).
   auto positive = [&](const char* key, std::uint64_t& v) {
-    if (m.u64(key, v)) m.check(v > 0, key, "must be positive");
+    if (m.u64(key, v, Need::kOptional, "a positive integer")) m.require(v > 0, key, "expected a positive integer, got 0");
   };
   auto positive32 = [&](const char* key, std::uint32_t& v) {
-    if (m.u32(key, v)) m.check(v > 0, key, "must be positive (leave it out for the kernel's default)");
+    if (m.u32(key, v, Need::kOptional, "a positive integer"))
+      m.require(v > 0, key, "expected a positive integer, got 0 (leave it out for the kernel's default)");
   };
   positive("batch", w.batch);
   positive("heads", w.heads);
   const bool has_kv = m.has("kv_heads");
   positive("kv_heads", w.kv_heads);
   std::uint64_t seq = 0;
-  if (m.u64("seq", seq)) {
-    m.check(seq > 0, "seq", "must be positive");
+  if (m.u64("seq", seq, Need::kOptional, "a positive integer")) {
+    m.require(seq > 0, "seq", "expected a positive integer, got 0");
     w.seq_q = w.seq_kv = seq;
   }
   positive("seq_q", w.seq_q);
@@ -91,29 +94,29 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   positive("block_n", w.block_n);
   positive("block_k", w.block_k);
   if (m.u32("gemm_cluster", w.gemm_cluster))
-    m.check(w.gemm_cluster == 1 || w.gemm_cluster == 2, "gemm_cluster",
+    m.require(w.gemm_cluster == 1 || w.gemm_cluster == 2, "gemm_cluster",
             "must be 1 or 2 (CTAs per GEMM cluster; leave it out for the device's default)");
   positive32("warps", w.warps);
   positive32("stages", w.stages);
   read_choice<core::CtaOrder>(m, "cta_order", w.cta_order, &parse_order, "row-major, head-major");
   positive32("regs_per_thread", w.regs_per_thread);
-  if (m.bytes("smem_per_cta", w.smem_per_cta)) m.check(w.smem_per_cta > 0, "smem_per_cta", "must be positive");
+  if (m.bytes("smem_per_cta", w.smem_per_cta)) m.require(w.smem_per_cta > 0, "smem_per_cta", "must be positive");
   if (m.u32("stack_frame_bytes", w.stack_frame_bytes)) {
     // CUDA allows up to 512 KiB of local memory per thread.
-    m.check(w.stack_frame_bytes <= 512 * 1024, "stack_frame_bytes", "must be at most 524288 (512 KiB per thread)");
+    m.require(w.stack_frame_bytes <= 512 * 1024, "stack_frame_bytes", "must be at most 524288 (512 KiB per thread)");
     m.check(w.stack_frame_bytes == 0 || w.kernel == "flash2", "stack_frame_bytes",
             "is modelled for the flash2 forward kernel only (kernel is '" + w.kernel + "')");
   }
   positive("num_splits", w.num_splits);
-  if (m.bytes("sram_bytes", w.sram_bytes)) m.check(w.sram_bytes > 0, "sram_bytes", "must be positive");
+  if (m.bytes("sram_bytes", w.sram_bytes)) m.require(w.sram_bytes > 0, "sram_bytes", "must be positive");
   m.boolean("functional", w.functional);
   m.u64("seed", w.seed);
   if (m.bytes("working_set_bytes", w.working_set_bytes))
-    m.check(w.working_set_bytes > 0, "working_set_bytes", "must be positive");
+    m.require(w.working_set_bytes > 0, "working_set_bytes", "must be positive");
   positive("loads", w.loads);
   positive("programs", w.programs);
-  if (m.bytes("bytes_per_step", w.bytes_per_step)) m.check(w.bytes_per_step > 0, "bytes_per_step", "must be positive");
-  if (m.bytes("total_bytes", w.total_bytes)) m.check(w.total_bytes > 0, "total_bytes", "must be positive");
+  if (m.bytes("bytes_per_step", w.bytes_per_step)) m.require(w.bytes_per_step > 0, "bytes_per_step", "must be positive");
+  if (m.bytes("total_bytes", w.total_bytes)) m.require(w.total_bytes > 0, "total_bytes", "must be positive");
 
   // Cross-field rules.
   if (!has_kv || w.kv_heads == 0) w.kv_heads = w.heads;
@@ -147,6 +150,15 @@ void apply_workload_overrides(YAML::Node& node, const std::vector<Override>& ove
   }
 }
 
+std::vector<core::ConfigProblem> workload_value_problems(const std::vector<Override>& overrides,
+                                                         const std::string& file) {
+  YAML::Node root(YAML::NodeType::Map);
+  YamlReader reader(file);
+  apply_workload_overrides(root, overrides, reader);
+  parse_workload_node(root, reader);
+  return reader.value_problems();
+}
+
 core::Workload load_workload_file(const std::string& path, const std::vector<Override>& overrides) {
   require_readable_file(path, "", "workload file");
   YAML::Node root;
@@ -168,7 +180,8 @@ core::Workload load_workload_file(const std::string& path, const std::vector<Ove
 core::Workload workload_for_kernel(const std::string& kernel, const std::vector<Override>& overrides) {
   YAML::Node root(YAML::NodeType::Map);
   root["kernel"] = kernel;
-  YamlReader reader("--kernel");
+  YamlReader reader("");
+  reader.mark_overridden("kernel", {"", 0, "--kernel"});
   apply_workload_overrides(root, overrides, reader);
   core::Workload w = parse_workload_node(root, reader);
   reader.throw_if_problems();

@@ -29,6 +29,12 @@ core::Workload parse_workload_node(const YAML::Node& node, const std::string& fi
 // The same, recording problems in `reader` instead of throwing.
 core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader);
 
+// The problems with the overridden values themselves (ProblemKind::kValue: type, range, choice,
+// unknown key), each located at its override's origin, from the same validation as
+// parse_workload_node applied to a mapping of just these keys; rules across keys are left out.
+std::vector<core::ConfigProblem> workload_value_problems(const std::vector<Override>& overrides,
+                                                         const std::string& file);
+
 // Applies overrides to a workload mapping; "seq" also drops seq_q/seq_kv already there.
 void apply_workload_overrides(YAML::Node& node, const std::vector<Override>& overrides, YamlReader& reader);
 

@@ -11,25 +11,66 @@ namespace attnsim::config {
 YamlReader::YamlReader(std::string file, std::string set_prefix)
     : file_(std::move(file)), set_prefix_(std::move(set_prefix)) {}
 
-void YamlReader::mark_overridden(const std::string& key_path) { overridden_.insert(key_path); }
-
-bool YamlReader::overridden(const std::string& key_path) const {
-  // A problem below an overridden key (a list element, a sub-key) belongs to the override too.
-  for (const auto& k : overridden_)
-    if (key_path == k || key_path.rfind(k + ".", 0) == 0 || key_path.rfind(k + "[", 0) == 0) return true;
-  return false;
+void YamlReader::mark_overridden(const std::string& key_path, const ValueOrigin& origin) {
+  overridden_[key_path] = origin;
 }
 
-void YamlReader::problem(const YAML::Node& node, const std::string& key_path, const std::string& message) {
-  problem_at_line(line_of(node), key_path, message);
-}
+namespace {
 
-void YamlReader::problem_at_line(int line, const std::string& key_path, const std::string& message) {
-  if (overridden(key_path)) {
-    problems_.push_back({"", 0, "--set " + set_prefix_ + key_path, message});
-  } else {
-    problems_.push_back({file_, line, key_path, message});
+// The override that `key_path` is at or below (a list element, a sub-key), or else one that
+// `key_path` is a parent of (a mapping the override created: "l" for a typo "l.capacity_bytes"),
+// or null.
+const std::pair<const std::string, ValueOrigin>* override_of(const std::map<std::string, ValueOrigin>& overridden,
+                                                            const std::string& key_path) {
+  const std::pair<const std::string, ValueOrigin>* best = nullptr;
+  for (const auto& entry : overridden) {
+    const std::string& k = entry.first;
+    if (key_path == k || key_path.rfind(k + ".", 0) == 0 || key_path.rfind(k + "[", 0) == 0)
+      if (!best || k.size() > best->first.size()) best = &entry;
   }
+  if (best) return best;
+  for (const auto& entry : overridden)
+    if (!key_path.empty() && entry.first.rfind(key_path + ".", 0) == 0) return &entry;
+  return nullptr;
+}
+
+}  // namespace
+
+bool YamlReader::overridden(const std::string& key_path) const { return override_of(overridden_, key_path) != nullptr; }
+
+void YamlReader::problem(const YAML::Node& node, const std::string& key_path, const std::string& message,
+                         ProblemKind kind) {
+  problem_at_line(line_of(node), key_path, message, kind);
+}
+
+void YamlReader::problem_at_line(int line, const std::string& key_path, const std::string& message, ProblemKind kind) {
+  if (const auto* o = override_of(overridden_, key_path)) {
+    const ValueOrigin& origin = o->second;
+    if (origin.file.empty() && origin.label.empty()) {
+      // A parent mapping the override created is named by the override's whole key.
+      const std::string& shown = key_path.size() < o->first.size() ? o->first : key_path;
+      problems_.push_back({"", 0, "--set " + set_prefix_ + shown, message});
+    } else {
+      // The origin's label names the override; a deeper problem keeps the rest of its path.
+      const std::string below = key_path.size() > o->first.size() ? key_path.substr(o->first.size()) : "";
+      problems_.push_back({origin.file, origin.line, origin.label + below, message});
+    }
+  } else {
+    problems_.push_back({file_, line, key_prefix_ + key_path, message});
+  }
+  kinds_.push_back(kind);
+}
+
+void YamlReader::add(const core::ConfigProblem& p, ProblemKind kind) {
+  problems_.push_back(p);
+  kinds_.push_back(kind);
+}
+
+std::vector<core::ConfigProblem> YamlReader::value_problems() const {
+  std::vector<core::ConfigProblem> out;
+  for (std::size_t i = 0; i < problems_.size(); ++i)
+    if (kinds_[i] == ProblemKind::kValue) out.push_back(problems_[i]);
+  return out;
 }
 
 int YamlReader::line_of(const YAML::Node& node) {
@@ -77,9 +118,10 @@ std::optional<std::string> YamlReader::as_string(const YAML::Node& node, const s
   return node.Scalar();
 }
 
-std::optional<std::uint64_t> YamlReader::as_u64(const YAML::Node& node, const std::string& key_path) {
+std::optional<std::uint64_t> YamlReader::as_u64(const YAML::Node& node, const std::string& key_path,
+                                                const std::string& expected) {
   if (!node.IsScalar()) {
-    problem(node, key_path, "expected a non-negative integer, got " + node_kind(node));
+    problem(node, key_path, "expected " + expected + ", got " + node_kind(node));
     return std::nullopt;
   }
   const std::string& s = node.Scalar();
@@ -89,9 +131,9 @@ std::optional<std::uint64_t> YamlReader::as_u64(const YAML::Node& node, const st
   if (overflow) {
     problem(node, key_path, "'" + s + "' does not fit in 64 bits");
   } else if (looks_negative_number(s)) {
-    problem(node, key_path, "must not be negative, got " + s);
+    problem(node, key_path, "expected " + expected + ", got " + s);
   } else {
-    problem(node, key_path, "expected a non-negative integer, got '" + s + "'");
+    problem(node, key_path, "expected " + expected + ", got '" + s + "'");
   }
   return std::nullopt;
 }

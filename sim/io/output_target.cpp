@@ -92,6 +92,13 @@ OutputTarget resolve_output(const std::string& path) {
     if (is_link)
       throw OutputError(path, "is a dangling symbolic link to " + t.target + ", whose directory " + dir.string() +
                                   " does not exist");
+    // A file where a directory should be ("f/out.h5" with f a file) is not a missing directory.
+    for (fs::path up = dir; !up.empty(); up = up.parent_path()) {
+      struct stat us {};
+      if (::stat(up.c_str(), &us) == 0 && !S_ISDIR(us.st_mode))
+        throw OutputError(path, up.string() + " is a file, not a directory");
+      if (up == up.parent_path()) break;
+    }
     throw OutputError(path, "directory " + dir.string() + " does not exist");
   }
   if (::access(dir.c_str(), W_OK) != 0) throw OutputError(path, "directory " + dir.string() + " is not writable");

@@ -60,6 +60,8 @@ void empty_csv(const fs::path& dir) { write_file(dir / "empty.csv", ""); }
 
 void unreadable_dir(const fs::path& dir) { fs::create_directories(dir / "adir.yaml"); }
 
+void a_file(const fs::path& dir) { write_file(dir / "afile", "a file, not a directory\n"); }
+
 std::string expand(std::string s, const fs::path& tmp) {
   const std::map<std::string, std::string> vars = {
       {"{tmp}", tmp.string()}, {"{in}", kBadInput}, {"{data}", kData}};
@@ -242,6 +244,30 @@ std::vector<BadCase> table_cases() {
        {"sweep_zip_lengths.yaml", "zip"}},
       {"sweep_bad_range", {"sweep", "{in}/sweep_bad_range.yaml", "--out", "{tmp}/s.h5"},
        {"sweep_bad_range.yaml:5: axes.block_m"}},
+      // A value wrong in itself is bad input wherever it appears (base, set, axes), in sweep and check
+      // alike, located at its own line with its full key path and the allowed values.
+      {"sweep_bad_axis_values", {"sweep", "{in}/sweep_bad_axis_values.yaml", "--out", "{tmp}/s.h5"},
+       {"sweep_bad_axis_values.yaml:8: axes.block_n[1]: expected a positive integer, got '12.5'",
+        "sweep_bad_axis_values.yaml:9: axes.seq[0]: expected a positive integer, got -512",
+        "sweep_bad_axis_values.yaml:10: axes.cta_order[0]: unknown value 'column-major' (known: row-major, head-major)"}},
+      {"check_bad_axis_values", {"check", "{in}/sweep_bad_axis_values.yaml"},
+       {"sweep_bad_axis_values.yaml:8: axes.block_n[1]: expected a positive integer, got '12.5'",
+        "sweep_bad_axis_values.yaml:9: axes.seq[0]: expected a positive integer, got -512",
+        "sweep_bad_axis_values.yaml:10: axes.cta_order[0]: unknown value 'column-major' (known: row-major, head-major)"}},
+      {"sweep_base_typo", {"sweep", "{in}/sweep_base_typo.yaml", "--out", "{tmp}/s.h5"},
+       {"sweep_base_typo.yaml:8: base.blockm: unknown key (did you mean 'block_m'?)"}},
+      {"check_base_typo", {"check", "{in}/sweep_base_typo.yaml"}, {"sweep_base_typo.yaml:8: base.blockm"}},
+      {"sweep_set_bad_value", {"sweep", "{in}/sweep_set_bad_value.yaml", "--out", "{tmp}/s.h5"},
+       {"sweep_set_bad_value.yaml:4: set.seq: expected a positive integer, got 0",
+        "sweep_set_bad_value.yaml:5: set.device.l2.capacity_bytes: expected a byte count"}},
+      {"sweep_device_axis_bad_value", {"sweep", "{in}/sweep_device_axis_bad_value.yaml", "--out", "{tmp}/s.h5"},
+       {"sweep_device_axis_bad_value.yaml:8: axes.device.l2.capacity_bytes[1]: expected a byte count"}},
+      {"sweep_out_under_a_file", {"sweep", "{in}/sweep_small.yaml", "--out", "{tmp}/afile/s.h5"},
+       {"afile is a file, not a directory"}, a_file},
+      {"sweep_file_under_a_file", {"sweep", "{tmp}/afile/s.yaml", "--out", "{tmp}/s.h5"},
+       {"afile/s.yaml: sweep file not found: a part of the path before the file name is a file"}, a_file},
+      {"run_unknown_kernel_said_once", {"run", "--device", "teaching", "--kernel", "flash9"},
+       {"error: --kernel: unknown kernel 'flash9'"}},
       {"sweep_bad_shard", {"sweep", "{in}/sweep_small.yaml", "--out", "{tmp}/s.h5", "--shard", "4/4"}, {"--shard"}},
       {"sweep_negative_jobs", {"sweep", "{in}/sweep_small.yaml", "--out", "{tmp}/s.h5", "-j", "-3"}, {"-j"}},
       {"sweep_out_directory_missing", {"sweep", "{in}/sweep_small.yaml", "--out", "{tmp}/no/such/s.h5"},

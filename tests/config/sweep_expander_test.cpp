@@ -84,8 +84,13 @@ TEST(SweepExpander, InvalidPointWorkloadIsImpossibleNotFatal) {
 }
 
 TEST(SweepExpander, UnknownBaseKeyIsConfigError) {
-  const SweepSpec s = SweepLoader::load_text("device: teaching\nbase:\n  kernal: flash2\n", "s");
-  EXPECT_THROW(SweepExpander{s}, core::ConfigError);
+  // Found when the file is read, at the key's own line and with its full path.
+  try {
+    SweepLoader::load_text("device: teaching\nbase:\n  kernal: flash2\n", "s");
+    FAIL() << "expected a ConfigError";
+  } catch (const core::ConfigError& e) {
+    EXPECT_STREQ(e.what(), "s:3: base.kernal: unknown key (did you mean 'kernel'?)");
+  }
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ TEST(WorkloadLoader, UnknownKeySuggestsClosest) {
 }
 
 TEST(WorkloadLoader, ZeroHeadDimIsRejected) {
-  EXPECT_NE(error_of("head_dim: 0\n").find("head_dim: must be positive"), std::string::npos);
+  EXPECT_NE(error_of("head_dim: 0\n").find("head_dim: expected a positive integer, got 0"), std::string::npos);
 }
 
 TEST(WorkloadLoader, GemmClusterIsOneOrTwo) {
@@ -136,7 +136,7 @@ TEST(WorkloadLoader, BadOverrideNamesSet) {
     FAIL();
   } catch (const core::ConfigError& e) {
     ASSERT_EQ(e.problems().size(), 1u);
-    EXPECT_EQ(e.problems()[0].format(), "--set warps: must not be negative, got -4");
+    EXPECT_EQ(e.problems()[0].format(), "--set warps: expected a positive integer, got -4");
   }
 }
 
