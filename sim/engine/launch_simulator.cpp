@@ -18,10 +18,9 @@ core::Bytes l1_bytes(const core::DeviceSpec& d, const core::OccupancyResult& occ
 }  // namespace
 
 LaunchSimulator::LaunchSimulator(const core::DeviceSpec& device, const core::KernelLaunch& launch,
-                                 const core::Workload& workload, const EngineOptions& options)
+                                 const EngineOptions& options)
     : device_(device),
       launch_(launch),
-      workload_(workload),
       options_(options),
       shape_(launch.shape()),
       scheduler_(device, shape_),
@@ -38,7 +37,7 @@ LaunchSimulator::LaunchSimulator(const core::DeviceSpec& device, const core::Ker
       series_(options.sample_period_ns <= 0 ? 0.0 : options.sample_period_ns * device.clock_ghz) {
   sms_.assign(device.sm.count, Sm::from_spec(device));
   slots_.resize(static_cast<std::size_t>(device.sm.count) * slots_per_sm_);
-  record_blocking_ = workload.kernel == "pointer_chase";
+  record_blocking_ = shape_.timed_loads > 0;
   queue_.reserve(slots_.size() * 4 + 16);
 }
 
@@ -293,10 +292,10 @@ core::KernelResult LaunchSimulator::results(double end) {
   t.ctas = scheduler_.num_ctas();
   t.waves = scheduler_.waves(static_cast<std::uint32_t>(sms_.size()));
   if (record_blocking_ && !blocking_done_.empty()) {
-    // pointer_chase: the timed loads are the last `loads` blocking loads (the warm traversal
-    // before them is not timed, as in the benchmark).
+    // The timed loads are the last timed_loads blocking loads (e.g. pointer_chase's warm
+    // traversal before them is not timed, as in the benchmark).
     const std::size_t n = blocking_done_.size();
-    const std::size_t timed = std::min<std::size_t>(n, workload_.loads ? workload_.loads : n);
+    const std::size_t timed = std::min<std::size_t>(n, shape_.timed_loads);
     const double start = n > timed ? blocking_done_[n - timed - 1] : 0.0;
     t.cycles_per_load = (blocking_done_.back() - start) / static_cast<double>(timed);
   }

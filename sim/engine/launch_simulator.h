@@ -41,7 +41,7 @@ class LaunchSimulator {
 
   // Throws core::ConfigError if a CTA cannot be placed on the device at all.
   LaunchSimulator(const core::DeviceSpec& device, const core::KernelLaunch& launch,
-                  const core::Workload& workload, const EngineOptions& options);
+                  const EngineOptions& options);
   // Runs the launch to completion; throws core::SimError if it stops making progress.
   core::KernelResult run();
 
@@ -61,7 +61,6 @@ class LaunchSimulator {
 
   const core::DeviceSpec& device_;
   const core::KernelLaunch& launch_;
-  const core::Workload& workload_;
   EngineOptions options_;
   core::LaunchShape shape_;
   CtaScheduler scheduler_;
@@ -80,7 +79,7 @@ class LaunchSimulator {
   ProgressGuard guard_;
 
   LaunchStats stats_;
-  std::vector<double> blocking_done_;  // completion times of blocking loads (pointer_chase)
+  std::vector<double> blocking_done_;  // completion times of blocking loads (shape_.timed_loads > 0)
   bool record_blocking_ = false;
   SampleSeries series_;
 };
