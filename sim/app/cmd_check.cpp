@@ -27,34 +27,6 @@ namespace {
 
 constexpr double kFunctionalTolerance = 1e-12;
 
-std::vector<core::Workload> builtin_grid() {
-  std::vector<core::Workload> out;
-  for (const char* kernel : {"standard", "flash1", "flash2", "flash_decode"})
-    for (bool causal : {false, true})
-      for (std::uint64_t kvh : {4, 1})
-        for (auto pass : {core::Pass::kFwd, core::Pass::kFwdBwd}) {
-          const std::string k = kernel;
-          if (pass == core::Pass::kFwdBwd && k == "flash_decode") continue;
-          core::Workload w;
-          w.kernel = k;
-          w.batch = 2;
-          w.heads = 4;
-          w.kv_heads = kvh;
-          w.seq_q = k == "flash_decode" ? 4 : 100;
-          w.seq_kv = k == "flash_decode" ? 300 : 100;
-          w.head_dim = 16;
-          w.causal = causal;
-          w.pass = pass;
-          w.block_m = 32;
-          w.block_n = 32;
-          w.block_k = 16;
-          w.warps = 4;
-          w.num_splits = k == "flash_decode" ? 3 : 0;
-          out.push_back(w);
-        }
-  return out;
-}
-
 // Sum over launches and tensors of |got - want| bytes; first difference described in `first`.
 core::Bytes difference(const std::vector<core::TensorTraffic>& got, const std::vector<core::LaunchTraffic>& want,
                        std::string& first) {
@@ -108,8 +80,8 @@ std::vector<CheckPoint> sweep_points(const std::string& file, std::uint64_t& ski
   std::vector<CheckPoint> out;
   for (std::uint64_t i = 0; i < expander.size(); ++i) {
     config::SweepPoint p = expander.point(i);
-    if (!p.possible || p.workload.kernel == "pointer_chase" || p.workload.kernel == "stream_read" ||
-        p.workload.kernel == "stream_copy") {
+    const kernels::KernelEntry* kernel = kernels::find_kernel(p.workload.kernel);
+    if (!p.possible || !kernel || !kernel->closed_form) {
       ++skipped;
       continue;
     }
@@ -157,7 +129,7 @@ int cmd_check(const Args& args, std::ostream& out) {
     device_overrides.push_back({"sm.l1_caches_global_loads", "false"});  // no L2, no L1 for global loads
     auto device = std::make_shared<const core::DeviceSpec>(config::load_device(device_name, device_overrides));
     if (file.empty()) {
-      for (const auto& w : builtin_grid()) points.push_back({w, device});
+      for (const auto& w : kernels::check_grid()) points.push_back({w, device});
     } else {
       points.push_back({config::load_workload_file(file, workload_overrides), device});
     }
@@ -169,7 +141,7 @@ int cmd_check(const Args& args, std::ostream& out) {
   std::vector<std::string> firsts;
   for (const auto& [w, device] : points) {
     const core::TileProgram program = kernels::make_program(w, *device);
-    const auto want = core::closed_form_traffic(program.workload);
+    const auto want = kernels::closed_form_traffic(program.workload);
     std::string first;
     std::vector<core::TensorTraffic> ops, dram;
     for (const auto& l : core::TrafficCounter::count(program)) ops.push_back(l.traffic);
