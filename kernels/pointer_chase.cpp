@@ -49,12 +49,14 @@ std::vector<std::uint32_t> visiting_order(std::uint64_t lines, std::uint64_t cou
 
 class PointerChaseLaunch : public core::KernelLaunch {
  public:
-  PointerChaseLaunch(std::vector<std::uint32_t> order) : order_(std::move(order)) {}
+  PointerChaseLaunch(std::vector<std::uint32_t> order, std::uint64_t timed_loads)
+      : order_(std::move(order)), timed_loads_(timed_loads) {}
   std::string name() const override { return "pointer_chase"; }
   core::LaunchShape shape() const override {
     core::LaunchShape s;
     s.threads_per_cta = 32;
     s.regs_per_thread = 16;
+    s.timed_loads = timed_loads_;
     return s;
   }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
@@ -76,6 +78,7 @@ class PointerChaseLaunch : public core::KernelLaunch {
 
  private:
   std::vector<std::uint32_t> order_;
+  std::uint64_t timed_loads_;
 };
 
 }  // namespace
@@ -94,7 +97,7 @@ core::TileProgram make_pointer_chase(const core::Workload& workload, const core:
     throw core::ConfigError(core::ConfigProblem{"", 0, "working_set_bytes", "at most 2^32 lines (512 GiB)"});
   if (w.loads == 0) w.loads = std::min(kDefaultLoads, lines);
   const std::uint64_t warm = w.working_set_bytes <= kWarmLimit ? lines : 0;
-  p.launches.push_back(std::make_unique<PointerChaseLaunch>(visiting_order(lines, warm + w.loads, w.seed)));
+  p.launches.push_back(std::make_unique<PointerChaseLaunch>(visiting_order(lines, warm + w.loads, w.seed), w.loads));
   return p;
 }
 

@@ -1,30 +1,117 @@
 #include "kernels/registry.h"
 
 #include "kernels/factories.h"
+#include "kernels/functional.h"
 #include "sim/core/errors.h"
 
 namespace attnsim::kernels {
 
+namespace {
+
+// Small shapes, both causal settings, MHA and GQA, forward and (except decode) backward.
+void attention_grid(const char* kernel, bool decode, std::vector<core::Workload>& out) {
+  for (bool causal : {false, true})
+    for (std::uint64_t kvh : {4, 1})
+      for (auto pass : {core::Pass::kFwd, core::Pass::kFwdBwd}) {
+        if (pass == core::Pass::kFwdBwd && decode) continue;
+        core::Workload w;
+        w.kernel = kernel;
+        w.batch = 2;
+        w.heads = 4;
+        w.kv_heads = kvh;
+        w.seq_q = decode ? 4 : 100;
+        w.seq_kv = decode ? 300 : 100;
+        w.head_dim = 16;
+        w.causal = causal;
+        w.pass = pass;
+        w.block_m = 32;
+        w.block_n = 32;
+        w.block_k = 16;
+        w.warps = 4;
+        w.num_splits = decode ? 3 : 0;
+        out.push_back(w);
+      }
+}
+void standard_grid(std::vector<core::Workload>& out) { attention_grid("standard", false, out); }
+void flash1_grid(std::vector<core::Workload>& out) { attention_grid("flash1", false, out); }
+void flash2_grid(std::vector<core::Workload>& out) { attention_grid("flash2", false, out); }
+void flash_decode_grid(std::vector<core::Workload>& out) { attention_grid("flash_decode", true, out); }
+
+#define ATTENTION_KEYS                                                                                         \
+  "batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "dtype", "causal", "pass", "block_m", "block_n", \
+      "warps", "stages", "cta_order", "regs_per_thread", "smem_per_cta", "functional", "seed"
+
+}  // namespace
+
 const std::vector<KernelEntry>& kernel_registry() {
   static const std::vector<KernelEntry> table = {
-      {"standard", &make_standard, "textbook attention: GEMM S=QK^T, row softmax, GEMM O=PV"},
-      {"flash1", &make_flash1, "FlashAttention Algorithm 1: outer loop over K/V blocks"},
-      {"flash2", &make_flash2, "FlashAttention-2: one CTA per (batch, head, query block)"},
-      {"flash_decode", &make_flash_decode, "split-KV decoding with a reduction kernel"},
-      {"pointer_chase", &make_pointer_chase, "one thread, dependent loads over a random cycle"},
-      {"stream_read", &make_stream_read, "CTAs reading disjoint slices of a buffer"},
-      {"stream_copy", &make_stream_copy, "CTAs copying disjoint slices of a buffer to a second one"},
+      {"standard", &make_standard, "textbook attention: GEMM S=QK^T, row softmax, GEMM O=PV",
+       &core::standard_traffic, &run_functional, &standard_grid, {ATTENTION_KEYS, "block_k", "gemm_cluster"},
+       false, true, {"standard", "std"}},
+      {"flash1", &make_flash1, "FlashAttention Algorithm 1: outer loop over K/V blocks", &core::flash1_traffic,
+       &run_functional, &flash1_grid, {ATTENTION_KEYS, "sram_bytes"}, false, false, {"flash1"}},
+      {"flash2", &make_flash2, "FlashAttention-2: one CTA per (batch, head, query block)", &core::flash2_traffic,
+       &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes"}, true, false, {"flash2", "sdpa_flash"},
+       // PyTorch's decode rows run flash_fwd_kernel with one query block per (batch, head), no
+       // split-KV: the flash2 schedule with seq_q = 1. flash_decode is the fallback for sweeps
+       // that only simulate the split-KV kernel.
+       "flash_decode"},
+      {"flash_decode", &make_flash_decode, "split-KV decoding with a reduction kernel", &core::flash_decode_traffic,
+       &run_functional, &flash_decode_grid, {ATTENTION_KEYS, "num_splits"}, false, false, {"flash_decode"}},
+      {"pointer_chase", &make_pointer_chase, "one thread, dependent loads over a random cycle", nullptr, nullptr,
+       nullptr, {"working_set_bytes", "loads", "seed"}},
+      {"stream_read", &make_stream_read, "CTAs reading disjoint slices of a buffer", nullptr, nullptr, nullptr,
+       {"programs", "bytes_per_step", "total_bytes", "warps", "stages"}},
+      {"stream_copy", &make_stream_copy, "CTAs copying disjoint slices of a buffer to a second one", nullptr, nullptr,
+       nullptr, {"programs", "bytes_per_step", "total_bytes", "warps", "stages"}},
   };
   return table;
 }
 
+#undef ATTENTION_KEYS
+
+const KernelEntry* find_kernel(std::string_view name, const std::vector<KernelEntry>& table) {
+  for (const auto& e : table)
+    if (name == e.name) return &e;
+  return nullptr;
+}
+
+const KernelEntry* find_kernel(std::string_view name) { return find_kernel(name, kernel_registry()); }
+
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> out;
+  for (const auto& e : kernel_registry()) out.emplace_back(e.name);
+  return out;
+}
+
 core::TileProgram make_program(const core::Workload& workload, const core::DeviceSpec& device) {
-  for (const auto& e : kernel_registry())
-    if (workload.kernel == e.name) return e.make(workload, device);
+  return make_program(workload, device, kernel_registry());
+}
+
+core::TileProgram make_program(const core::Workload& workload, const core::DeviceSpec& device,
+                               const std::vector<KernelEntry>& table) {
+  if (const KernelEntry* e = find_kernel(workload.kernel, table)) return e->make(workload, device);
   std::string known;
-  for (const auto& e : kernel_registry()) known += std::string(known.empty() ? "" : ", ") + e.name;
+  for (const auto& e : table) known += std::string(known.empty() ? "" : ", ") + e.name;
   throw core::ConfigError(core::ConfigProblem{"", 0, "kernel",
                                               "unknown kernel '" + workload.kernel + "' (known: " + known + ")"});
+}
+
+std::vector<core::LaunchTraffic> closed_form_traffic(const core::Workload& resolved) {
+  const KernelEntry* e = find_kernel(resolved.kernel);
+  return e && e->closed_form ? e->closed_form(resolved, false) : std::vector<core::LaunchTraffic>{};
+}
+
+std::vector<core::LaunchTraffic> compulsory_traffic(const core::Workload& resolved) {
+  const KernelEntry* e = find_kernel(resolved.kernel);
+  return e && e->closed_form ? e->closed_form(resolved, true) : std::vector<core::LaunchTraffic>{};
+}
+
+std::vector<core::Workload> check_grid() {
+  std::vector<core::Workload> out;
+  for (const auto& e : kernel_registry())
+    if (e.check_grid) e.check_grid(out);
+  return out;
 }
 
 }  // namespace attnsim::kernels

@@ -1,28 +1,63 @@
-// The kernel registry: workload "kernel" name -> factory building the tile program.
-// An explicit table (see registry.cpp), no static-initialisation macros.
+// The kernel registry: one descriptor per kernel (name, factory, closed form, functional
+// schedule, `attnsim check` grid, the workload keys it reads, what it models). An explicit table
+// (see registry.cpp), no static-initialisation macros. Nothing outside kernels/ compares kernel
+// names: other layers ask the descriptor (tests/kernels/no_kernel_names_test.cpp checks it).
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "kernels/precision.h"
 #include "sim/core/device_spec.h"
+#include "sim/core/io_counts.h"
 #include "sim/core/tile_program.h"
 
 namespace attnsim::kernels {
 
 using ProgramFactory = core::TileProgram (*)(const core::Workload&, const core::DeviceSpec&);
+// Bytes per tensor per launch of a resolved workload: every access to HBM (compulsory = false),
+// or each distinct byte once (compulsory = true; see core::compulsory_traffic's contract).
+using ClosedForm = std::vector<core::LaunchTraffic> (*)(const core::Workload&, bool compulsory);
+// Runs the kernel's tile schedule on numbers; returns the max relative error (functional.h).
+using FunctionalSchedule = double (*)(const core::Workload&, Precision);
+// Appends the small workloads `attnsim check` runs for this kernel without a sweep file.
+using CheckGrid = void (*)(std::vector<core::Workload>&);
 
 struct KernelEntry {
   const char* name;
   ProgramFactory make;
   const char* summary;
+  ClosedForm closed_form = nullptr;        // nullptr: none (microbenchmarks)
+  FunctionalSchedule functional = nullptr;  // nullptr: no functional mode
+  CheckGrid check_grid = nullptr;           // nullptr: not in the built-in check grid
+  std::vector<std::string_view> keys;      // workload keys it reads (besides `kernel`)
+  bool models_stack_frame = false;          // stack_frame_bytes (register spills) is modelled
+  bool gemm_tiles = false;                  // tiled as GEMMs (block_m x block_n, k-tile block_k)
+  std::vector<std::string_view> measured_names;  // names in measured data (ncu CSV "variant")
+  const char* single_query_fallback = nullptr;  // also matches measured rows with seq_q = 1
 };
 
 const std::vector<KernelEntry>& kernel_registry();
+// The entry named `name` in the built-in registry (or in `table`), or nullptr.
+const KernelEntry* find_kernel(std::string_view name);
+const KernelEntry* find_kernel(std::string_view name, const std::vector<KernelEntry>& table);
+// The registered names, in registry order.
+std::vector<std::string> kernel_names();
 
 // Resolves defaults (block sizes, warps, stages, registers, shared memory) for the device and
 // builds the launches. Throws core::ConfigError for an unknown kernel or an impossible
 // workload (tiles that do not fit in shared memory, heads not divisible by kv_heads, ...).
 core::TileProgram make_program(const core::Workload& workload, const core::DeviceSpec& device);
+// The same with the kernels of `table` (a test's own registry).
+core::TileProgram make_program(const core::Workload& workload, const core::DeviceSpec& device,
+                               const std::vector<KernelEntry>& table);
+
+// The kernel's closed forms (empty for a kernel without one); see core/io_counts.h.
+std::vector<core::LaunchTraffic> closed_form_traffic(const core::Workload& resolved);
+std::vector<core::LaunchTraffic> compulsory_traffic(const core::Workload& resolved);
+
+// The built-in grid of `attnsim check`: every kernel's check_grid, in registry order.
+std::vector<core::Workload> check_grid();
 
 }  // namespace attnsim::kernels

@@ -33,34 +33,6 @@ namespace {
 
 constexpr double kFunctionalTolerance = 1e-12;
 
-std::vector<core::Workload> builtin_grid() {
-  std::vector<core::Workload> out;
-  for (const char* kernel : {"standard", "flash1", "flash2", "flash_decode"})
-    for (bool causal : {false, true})
-      for (std::uint64_t kvh : {4, 1})
-        for (auto pass : {core::Pass::kFwd, core::Pass::kFwdBwd}) {
-          const std::string k = kernel;
-          if (pass == core::Pass::kFwdBwd && k == "flash_decode") continue;
-          core::Workload w;
-          w.kernel = k;
-          w.batch = 2;
-          w.heads = 4;
-          w.kv_heads = kvh;
-          w.seq_q = k == "flash_decode" ? 4 : 100;
-          w.seq_kv = k == "flash_decode" ? 300 : 100;
-          w.head_dim = 16;
-          w.causal = causal;
-          w.pass = pass;
-          w.block_m = 32;
-          w.block_n = 32;
-          w.block_k = 16;
-          w.warps = 4;
-          w.num_splits = k == "flash_decode" ? 3 : 0;
-          out.push_back(w);
-        }
-  return out;
-}
-
 // Sum over launches and tensors of |got - want| bytes; first difference described in `first`.
 core::Bytes difference(const std::vector<core::TensorTraffic>& got, const std::vector<core::LaunchTraffic>& want,
                        std::string& first) {
@@ -137,8 +109,8 @@ std::vector<CheckPoint> sweep_points(const std::string& file) {
       c.reason = p.reason;
     } else {
       c.workload = p.workload;
-      if (c.workload.kernel == "pointer_chase" || c.workload.kernel == "stream_read" ||
-          c.workload.kernel == "stream_copy") {
+      const kernels::KernelEntry* kernel = kernels::find_kernel(c.workload.kernel);
+      if (!kernel || !kernel->closed_form) {
         c.status = "skipped";
         c.reason = "microbenchmark without a closed form";
       } else {
@@ -181,7 +153,7 @@ void check_point(CheckPoint& c, bool functional) {
     c.reason = e.what();
     return;
   }
-  const auto want = core::closed_form_traffic(program.workload);
+  const auto want = kernels::closed_form_traffic(program.workload);
   std::string first;
   std::vector<core::TensorTraffic> ops, dram;
   for (const auto& l : core::TrafficCounter::count(program)) ops.push_back(l.traffic);
@@ -384,7 +356,7 @@ int cmd_check(const Args& args, std::ostream& out) {
     device_overrides.push_back({"sm.l1_caches_global_loads", "false"});  // no L2, no L1 for global loads
     auto device = std::make_shared<const core::DeviceSpec>(config::load_device(device_name, device_overrides));
     std::vector<core::Workload> workloads;
-    if (file.empty()) workloads = builtin_grid();
+    if (file.empty()) workloads = kernels::check_grid();
     else workloads.push_back(config::load_workload_file(file, workload_overrides));
     for (const auto& w : workloads) {
       CheckPoint c;

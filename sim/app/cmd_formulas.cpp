@@ -22,6 +22,7 @@
 #include "sim/app/output_path.h"
 #include "sim/app/command_line.h"
 #include "sim/io/table_printer.h"
+#include "kernels/registry.h"
 
 namespace attnsim::app {
 
@@ -194,13 +195,13 @@ Report compute(const Options& o, const po::variables_map& vm) {
     k.kernel = name;
     k.workload = base;
     k.workload.kernel = name;
-    if (k.kernel == "standard") {
+    if (kernels::find_kernel(k.kernel)->gemm_tiles) {
       k.workload.block_m = k.workload.block_n = k.workload.block_k = r.tile;
     } else {
       k.workload.block_m = block_m;
       k.workload.block_n = block_n;
     }
-    k.launches = core::closed_form_traffic(k.workload);
+    k.launches = kernels::closed_form_traffic(k.workload);
     if (k.launches.empty()) throw core::SimError("no closed form for kernel '" + k.kernel + "'");
     for (const auto& l : k.launches) k.total += l.traffic;
     r.kernels.push_back(std::move(k));
@@ -254,7 +255,7 @@ void write_json(const Report& r, std::ostream& out) {
     j.begin_object();
     num("block_m", k.workload.block_m);
     num("block_n", k.workload.block_n);
-    if (k.kernel == "standard") num("block_k", k.workload.block_k);
+    if (kernels::find_kernel(k.kernel)->gemm_tiles) num("block_k", k.workload.block_k);
     j.key("tensors");
     j.begin_object();
     for (std::size_t t = 0; t < core::kNumTensors; ++t) {
@@ -292,7 +293,7 @@ void write_traffic_text(const Report& r, std::ostream& out) {
       << "\n";
   for (const auto& k : r.kernels) {
     out << "  " << k.kernel << ": ";
-    if (k.kernel == "standard") {
+    if (kernels::find_kernel(k.kernel)->gemm_tiles) {
       out << "GEMM tiles " << k.workload.block_m << " x " << k.workload.block_n << ", k-tile "
           << k.workload.block_k << "\n";
     } else {
@@ -336,7 +337,7 @@ void write_traffic_text(const Report& r, std::ostream& out) {
     std::string name = k.kernel + " read + write";
     name.resize(24, ' ');
     out << name << bytes_with_units(total);
-    if (k.kernel != "standard" && total > 0) {
+    if (!kernels::find_kernel(k.kernel)->gemm_tiles && total > 0) {
       std::ostringstream ratio;
       ratio << std::setprecision(3) << static_cast<double>(standard_total) / static_cast<double>(total);
       out << ", standard / " << k.kernel << " = " << ratio.str();

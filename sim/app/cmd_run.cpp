@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "kernels/registry.h"
 #include "sim/app/cli_common.h"
 #include "sim/app/command_line.h"
 #include "sim/app/output_path.h"
@@ -21,10 +22,12 @@ int cmd_run(const Args& args, std::ostream& out) {
   po::options_description desc("attnsim run options");
   std::string device_name, workload_file, kernel, out_path, max_memory;
   std::vector<std::string> sets;
+  std::string kernel_help = "kernel name instead of a workload file:";
+  for (const std::string& name : kernels::kernel_names()) kernel_help += (kernel_help.back() == ':' ? " " : ", ") + name;
   desc.add_options()
       ("device", po::value(&device_name)->required(), "device preset name (a100-40gb, a100-80gb, h100-sxm, h200, teaching, scratchpad-accel) or a device YAML path")
       ("workload", po::value(&workload_file), "workload YAML file (keys in docs/cli.md)")
-      ("kernel", po::value(&kernel), "kernel name instead of a workload file: standard, flash1, flash2, flash_decode, pointer_chase, stream_read, stream_copy")
+      ("kernel", po::value(&kernel), kernel_help.c_str())
       ("set", po::value(&sets)->composing(), "override KEY=VALUE (repeatable); device.<path>=VALUE overrides the device, e.g. --set device.l2.capacity_bytes=0 (L2 off: the closed-form setting) or --set device.l2.tracking_bytes=2048 (the block model: 3-7x faster, not for small L2s; docs/performance.md)")
       ("out", po::value(&out_path), "write the result to this HDF5 file (docs/hdf5-schema.md; a link, device or FIFO: docs/output-paths.md)")
       ("json", po::bool_switch(), "print the result as one JSON object instead of the text report")

@@ -1,4 +1,5 @@
 #include "sim/app/compare_matcher.h"
+#include "kernels/registry.h"
 
 #include <sstream>
 
@@ -41,16 +42,12 @@ std::string describe(const io::MeasuredWorkload& w, const std::string& kernel) {
 
 std::vector<std::string> CompareMatcher::candidate_kernels(const io::MeasuredWorkload& w) {
   if (!w.kernel.empty()) return {w.kernel};
-  const std::string& v = w.variant;
-  if (v == "std" || v == "standard") return {"standard"};
-  if (v == "sdpa_flash" || v == "flash2") {
-    // PyTorch's decode rows run flash_fwd_kernel with one query block per (batch, head), no
-    // split-KV: the flash2 schedule with seq_q = 1. flash_decode is the fallback for sweeps
-    // that only simulate the split-KV kernel.
-    if (w.seq_q && *w.seq_q == 1) return {"flash2", "flash_decode"};
-    return {"flash2"};
-  }
-  if (v == "flash1" || v == "flash_decode") return {v};
+  for (const kernels::KernelEntry& e : kernels::kernel_registry())
+    for (std::string_view name : e.measured_names)
+      if (w.variant == name) {
+        if (e.single_query_fallback && w.seq_q && *w.seq_q == 1) return {e.name, e.single_query_fallback};
+        return {e.name};
+      }
   return {};
 }
 

@@ -82,7 +82,8 @@ RunEstimate estimate_run(const core::TileProgram& program, const core::DeviceSpe
   }
   e.slot_bytes = sms * resident * (max_slot_bytes + kEventsPerSlot * kEventBytes);
   const core::Workload& w = program.workload;
-  if (w.kernel == "pointer_chase") e.slot_bytes += static_cast<double>(w.loads) * sizeof(double);
+  for (const auto& launch : program.launches)  // completion times of the timed blocking loads
+    e.slot_bytes += static_cast<double>(launch->shape().timed_loads) * sizeof(double);
   if (w.functional) {
     const double nq = static_cast<double>(w.seq_q), nkv = static_cast<double>(w.seq_kv);
     const double d = static_cast<double>(w.head_dim);

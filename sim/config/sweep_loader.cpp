@@ -10,18 +10,13 @@
 #include "sim/config/workload_loader.h"
 #include "sim/config/yaml_reader.h"
 #include "sim/core/errors.h"
+#include "sim/core/workload.h"
 
 namespace attnsim::config {
 
 namespace {
 
-const std::set<std::string> kWorkloadKeys = {
-    "kernel",     "batch",        "heads",           "kv_heads",     "seq",        "seq_q",
-    "seq_kv",     "head_dim",     "dtype",           "causal",       "pass",       "block_m",
-    "block_n",    "block_k",      "warps",           "stages",       "cta_order",  "regs_per_thread",
-    "smem_per_cta", "num_splits", "sram_bytes",      "functional",   "seed",       "working_set_bytes",
-    "loads",      "programs",     "bytes_per_step",  "total_bytes", "gemm_cluster",
-    "stack_frame_bytes"};
+const std::set<std::string_view> kWorkloadKeys(core::workload_keys().begin(), core::workload_keys().end());
 const std::set<std::string> kTopKeys = {"name", "device", "set", "base", "axes", "derived", "constraints"};
 
 bool is_param_key(const std::string& k) {

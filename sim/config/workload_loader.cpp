@@ -6,6 +6,7 @@
 
 #include "sim/config/input_file.h"
 #include "sim/config/map_reader.h"
+#include "kernels/registry.h"
 
 namespace attnsim::config {
 
@@ -42,9 +43,7 @@ std::optional<core::CtaOrder> parse_order(const std::string& s) {
 }  // namespace
 
 const std::vector<std::string>& known_kernel_names() {
-  static const std::vector<std::string> names = {"standard",     "flash1",       "flash2",
-                                                 "flash_decode", "pointer_chase", "stream_read",
-                                                 "stream_copy"};
+  static const std::vector<std::string> names = kernels::kernel_names();
   return names;
 }
 
@@ -104,7 +103,8 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   if (m.u32("stack_frame_bytes", w.stack_frame_bytes)) {
     // CUDA allows up to 512 KiB of local memory per thread.
     m.require(w.stack_frame_bytes <= 512 * 1024, "stack_frame_bytes", "must be at most 524288 (512 KiB per thread)");
-    m.check(w.stack_frame_bytes == 0 || w.kernel == "flash2", "stack_frame_bytes",
+    const kernels::KernelEntry* kernel = kernels::find_kernel(w.kernel);
+    m.check(w.stack_frame_bytes == 0 || (kernel && kernel->models_stack_frame), "stack_frame_bytes",
             "is modelled for the flash2 forward kernel only (kernel is '" + w.kernel + "')");
   }
   positive("num_splits", w.num_splits);

@@ -287,18 +287,13 @@ std::vector<LaunchTraffic> flash_decode(const Workload& w, bool c) {
   return out;
 }
 
-std::vector<LaunchTraffic> traffic(const Workload& w, bool compulsory) {
-  if (w.kernel == "standard") return standard(w, compulsory);
-  if (w.kernel == "flash1") return flash1(w, compulsory);
-  if (w.kernel == "flash2") return flash2(w, compulsory);
-  if (w.kernel == "flash_decode") return flash_decode(w, compulsory);
-  return {};
-}
-
 }  // namespace
 
-std::vector<LaunchTraffic> closed_form_traffic(const Workload& resolved) { return traffic(resolved, false); }
-
-std::vector<LaunchTraffic> compulsory_traffic(const Workload& resolved) { return traffic(resolved, true); }
+std::vector<LaunchTraffic> standard_traffic(const Workload& w, bool compulsory) { return standard(w, compulsory); }
+std::vector<LaunchTraffic> flash1_traffic(const Workload& w, bool compulsory) { return flash1(w, compulsory); }
+std::vector<LaunchTraffic> flash2_traffic(const Workload& w, bool compulsory) { return flash2(w, compulsory); }
+std::vector<LaunchTraffic> flash_decode_traffic(const Workload& w, bool compulsory) {
+  return flash_decode(w, compulsory);
+}
 
 }  // namespace attnsim::core

@@ -41,13 +41,16 @@ struct LaunchTraffic {
   TensorTraffic traffic;
 };
 
-// Every global load/store reaches HBM (L2 off): bytes per tensor per launch, exactly.
-std::vector<LaunchTraffic> closed_form_traffic(const Workload& resolved);
-
-// Unbounded L2, flushed (written back) at the end of each launch: each distinct byte a launch
+// The closed forms of the attention kernels, one per kernel (kernels/registry.cpp lists which
+// is whose; kernels::closed_form_traffic picks the workload's). compulsory = false: every global
+// load/store reaches HBM (L2 off): bytes per tensor per launch, exactly. compulsory = true:
+// unbounded L2, flushed (written back) at the end of each launch: each distinct byte a launch
 // reads comes from HBM once and each distinct byte it writes goes to HBM once. Local memory
 // (stack_frame_bytes) counts one CTA's frames, the distinct bytes of the op stream; the engine
 // writes one copy per resident CTA slot it used.
-std::vector<LaunchTraffic> compulsory_traffic(const Workload& resolved);
+std::vector<LaunchTraffic> standard_traffic(const Workload& resolved, bool compulsory);
+std::vector<LaunchTraffic> flash1_traffic(const Workload& resolved, bool compulsory);
+std::vector<LaunchTraffic> flash2_traffic(const Workload& resolved, bool compulsory);
+std::vector<LaunchTraffic> flash_decode_traffic(const Workload& resolved, bool compulsory);
 
 }  // namespace attnsim::core

@@ -21,6 +21,9 @@ struct LaunchShape {
   // Tensor::kLocal address one CTA's frames from tensor_base(kLocal); the engine moves them to the
   // copy of the resident CTA slot running it, as the hardware maps local memory per thread slot.
   std::uint32_t stack_frame_bytes = 0;
+  // Blocking loads timed by the engine (attnsim__cycles_per_load over the last timed_loads of
+  // them, e.g. pointer_chase after its warm traversal); 0: none timed.
+  std::uint64_t timed_loads = 0;
 
   std::uint64_t num_ctas() const { return grid_x * grid_y * grid_z; }
   Bytes smem_per_cta() const { return smem_static_bytes + smem_dynamic_bytes; }

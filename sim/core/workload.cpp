@@ -2,6 +2,17 @@
 
 namespace attnsim::core {
 
+const std::vector<std::string_view>& workload_keys() {
+  static const std::vector<std::string_view> keys = {
+      "kernel",     "batch",        "heads",           "kv_heads",     "seq",        "seq_q",
+      "seq_kv",     "head_dim",     "dtype",           "causal",       "pass",       "block_m",
+      "block_n",    "block_k",      "warps",           "stages",       "cta_order",  "regs_per_thread",
+      "smem_per_cta", "num_splits", "sram_bytes",      "functional",   "seed",       "working_set_bytes",
+      "loads",      "programs",     "bytes_per_step",  "total_bytes", "gemm_cluster",
+      "stack_frame_bytes"};
+  return keys;
+}
+
 std::string_view to_string(Pass p) { return p == Pass::kFwd ? "fwd" : "fwdbwd"; }
 std::string_view to_string(CtaOrder o) { return o == CtaOrder::kRowMajor ? "row-major" : "head-major"; }
 

@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "sim/core/types.h"
 
@@ -50,6 +52,11 @@ struct Workload {
   Bytes value_bytes() const { return bytes_per_value(dtype); }
   std::uint64_t group_size() const { return kv_heads ? heads / kv_heads : 1; }
 };
+
+// Every key a workload (YAML, sweep axis, --set) may name besides device.*, listed once:
+// the loaders accept these, the kernels' registry entries name theirs from it. "seq" sets
+// seq_q and seq_kv.
+const std::vector<std::string_view>& workload_keys();
 
 std::string_view to_string(Pass p);
 std::string_view to_string(CtaOrder o);

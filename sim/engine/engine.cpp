@@ -19,7 +19,7 @@ std::vector<core::KernelResult> simulate(const core::DeviceSpec& device, const c
       };
     }
     // Each launch starts with a cold L2: the previous one was written back and invalidated.
-    LaunchSimulator sim(device, *program.launches[i], program.workload, each);
+    LaunchSimulator sim(device, *program.launches[i], each);
     out.push_back(sim.run());
   }
   return out;

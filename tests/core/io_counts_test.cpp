@@ -4,10 +4,14 @@
 
 #include <algorithm>
 
+#include "kernels/registry.h"
 #include "sim/core/io_counts.h"
 
 namespace attnsim::core {
 namespace {
+
+using kernels::closed_form_traffic;  // the workload's kernel picks its closed form
+using kernels::compulsory_traffic;
 
 Bytes total(const std::vector<LaunchTraffic>& v) {
   Bytes s = 0;

@@ -71,7 +71,7 @@ TEST(BlockModel, L2OffHbmBytesEqualClosedForms) {
   int bad = 0;
   for (const auto& w : grid()) {
     const core::TileProgram p = make_program(w, dev);
-    bad += compare(engine::simulate(dev, p), core::closed_form_traffic(p.workload), p.workload, "L2 off");
+    bad += compare(engine::simulate(dev, p), kernels::closed_form_traffic(p.workload), p.workload, "L2 off");
   }
   EXPECT_EQ(bad, 0);
 }
@@ -85,7 +85,7 @@ TEST(BlockModel, UnboundedL2HbmBytesEqualCompulsory) {
       int bad = 0;
       for (const auto& w : grid()) {
         const core::TileProgram p = make_program(w, dev);
-        bad += compare(engine::simulate(dev, p), core::compulsory_traffic(p.workload), p.workload,
+        bad += compare(engine::simulate(dev, p), kernels::compulsory_traffic(p.workload), p.workload,
                        dev.name + " tracking " + tracking);
       }
       EXPECT_EQ(bad, 0) << dev.name << " " << tracking;

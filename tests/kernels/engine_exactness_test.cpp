@@ -75,7 +75,7 @@ TEST(EngineExactness, L2OffHbmBytesEqualClosedForms) {
   int bad = 0;
   for (const auto& w : grid()) {
     const core::TileProgram p = make_program(w, dev);
-    bad += compare_dram(engine::simulate(dev, p), core::closed_form_traffic(p.workload), p.workload);
+    bad += compare_dram(engine::simulate(dev, p), kernels::closed_form_traffic(p.workload), p.workload);
   }
   EXPECT_EQ(bad, 0);
 }
@@ -111,7 +111,7 @@ TEST(EngineExactness, L2OffHbmBytesEqualClosedFormsWithRaggedBlocks) {
   int bad = 0;
   for (const auto& w : ragged_grid({100, 37})) {
     const core::TileProgram p = make_program(w, dev);
-    bad += compare_dram(engine::simulate(dev, p), core::closed_form_traffic(p.workload), p.workload);
+    bad += compare_dram(engine::simulate(dev, p), kernels::closed_form_traffic(p.workload), p.workload);
   }
   EXPECT_EQ(bad, 0);
 }
@@ -124,7 +124,7 @@ TEST(EngineExactness, UnboundedL2HbmBytesEqualCompulsoryWithRaggedBlocks) {
   int bad = 0;
   for (const auto& w : ragged_grid({88, 40})) {
     const core::TileProgram p = make_program(w, dev);
-    bad += compare_dram(engine::simulate(dev, p), core::compulsory_traffic(p.workload), p.workload);
+    bad += compare_dram(engine::simulate(dev, p), kernels::compulsory_traffic(p.workload), p.workload);
   }
   EXPECT_EQ(bad, 0);
 }
@@ -134,7 +134,7 @@ TEST(EngineExactness, UnboundedL2HbmBytesEqualCompulsory) {
   int bad = 0;
   for (const auto& w : grid()) {
     const core::TileProgram p = make_program(w, dev);
-    bad += compare_dram(engine::simulate(dev, p), core::compulsory_traffic(p.workload), p.workload);
+    bad += compare_dram(engine::simulate(dev, p), kernels::compulsory_traffic(p.workload), p.workload);
   }
   EXPECT_EQ(bad, 0);
 }

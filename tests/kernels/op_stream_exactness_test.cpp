@@ -97,7 +97,7 @@ void expect_exact(const std::string& kernel, std::uint32_t gemm_cluster = 0) {
   const int points = for_grid(kernel, [&](Workload w) {
     w.gemm_cluster = gemm_cluster;
     const core::TileProgram p = make_program(w, testing::small_gpu());
-    mismatches += compare(core::TrafficCounter::count(p), core::closed_form_traffic(p.workload), p.workload,
+    mismatches += compare(core::TrafficCounter::count(p), kernels::closed_form_traffic(p.workload), p.workload,
                           "all accesses");
   });
   EXPECT_EQ(mismatches, 0);
@@ -111,7 +111,7 @@ void expect_compulsory(const std::string& kernel, std::uint32_t gemm_cluster = 0
     if (index++ % 3 != 0) return;
     w.gemm_cluster = gemm_cluster;
     const core::TileProgram p = make_program(w, testing::small_gpu());
-    mismatches += compare(core::TrafficCounter::count_distinct(p), core::compulsory_traffic(p.workload), p.workload,
+    mismatches += compare(core::TrafficCounter::count_distinct(p), kernels::compulsory_traffic(p.workload), p.workload,
                           "distinct bytes");
   });
   EXPECT_EQ(mismatches, 0);
@@ -146,9 +146,9 @@ TEST(OpStreamExactness, FlashDecodeMatchesClosedFormsAndCompulsory) {
               w.num_splits = splits;
               w.causal = causal;
               const core::TileProgram p = make_program(w, testing::small_gpu());
-              mismatches += compare(core::TrafficCounter::count(p), core::closed_form_traffic(p.workload), p.workload,
+              mismatches += compare(core::TrafficCounter::count(p), kernels::closed_form_traffic(p.workload), p.workload,
                                     "all accesses");
-              mismatches += compare(core::TrafficCounter::count_distinct(p), core::compulsory_traffic(p.workload),
+              mismatches += compare(core::TrafficCounter::count_distinct(p), kernels::compulsory_traffic(p.workload),
                                     p.workload, "distinct bytes");
               ++points;
             }

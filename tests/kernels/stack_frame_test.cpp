@@ -50,7 +50,7 @@ TEST(StackFrame, WithTheL2OffEveryCtaWritesItsFramesToHbm) {
       w.pass = pass;
       const core::TileProgram p = make_program(w, dev);
       const auto got = engine::simulate(dev, p);
-      const auto want = core::closed_form_traffic(p.workload);
+      const auto want = kernels::closed_form_traffic(p.workload);
       ASSERT_EQ(got.size(), want.size());
       for (std::size_t l = 0; l < got.size(); ++l)
         for (std::size_t t = 0; t < core::kNumTensors; ++t)
@@ -76,7 +76,7 @@ TEST(StackFrame, EachResidentCtaSlotHasItsOwnCopy) {
   ASSERT_LT(slots, ctas) << "the grid must have more CTAs than slots for the check to mean anything";
   // One copy per slot: neither one per CTA nor one shared by all.
   EXPECT_EQ(local_dram(engine::simulate(dev, p)).write, slots * 128 * 36);
-  EXPECT_EQ(core::compulsory_traffic(p.workload).at(0).traffic[kLocal].write, 128u * 36);
+  EXPECT_EQ(kernels::compulsory_traffic(p.workload).at(0).traffic[kLocal].write, 128u * 36);
 }
 
 TEST(StackFrame, NoFrameNoLocalTraffic) {

@@ -104,8 +104,8 @@ TEST(TmaBulkLoads, TwoCtaClustersRequestTheSharedOperandOncePerPair) {
   const core::TileProgram p1 = make_program(w, h200);
   const auto r2 = engine::simulate(h200, p2);
   const auto r1 = engine::simulate(h200, p1);
-  const auto f2 = core::closed_form_traffic(p2.workload);
-  const auto f1 = core::closed_form_traffic(p1.workload);
+  const auto f2 = kernels::closed_form_traffic(p2.workload);
+  const auto f1 = kernels::closed_form_traffic(p1.workload);
   double requested_reads[2][3] = {};
   for (std::size_t l : {std::size_t{0}, std::size_t{2}}) {
     for (int c = 0; c < 2; ++c) {

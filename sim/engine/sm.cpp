@@ -1,0 +1,21 @@
+// The SM's pipe rates from the device spec.
+#include "sim/engine/sm.h"
+
+#include <algorithm>
+
+namespace attnsim::engine {
+
+Sm Sm::from_spec(const core::DeviceSpec& device) {
+  Sm proto;
+  proto.lsu = BandwidthServer(device.sm.load_bytes_per_cycle > 0 ? device.sm.load_bytes_per_cycle : 1e30);
+  proto.tensor = BandwidthServer(device.sm.tensor_flops_per_cycle > 0 ? device.sm.tensor_flops_per_cycle : 1e30);
+  proto.fp32 = BandwidthServer(device.sm.fp32_flops_per_cycle > 0 ? device.sm.fp32_flops_per_cycle : 1e30);
+  proto.sfu = BandwidthServer(device.sm.exp_per_cycle > 0 ? device.sm.exp_per_cycle : 1e30);
+  proto.smem = BandwidthServer(1.0);  // one wavefront per cycle
+  // One warp instruction per scheduler per cycle, counted in thread instructions.
+  proto.issue = BandwidthServer(static_cast<double>(std::max(1u, device.sm.schedulers_per_sm)) *
+                                std::max(1u, device.sm.warp_size));
+  return proto;
+}
+
+}  // namespace attnsim::engine

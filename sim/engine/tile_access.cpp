@@ -1,0 +1,126 @@
+// Issue of tile loads and stores in the line and block L2 models.
+#include "sim/engine/tile_access.h"
+
+#include <algorithm>
+
+namespace attnsim::engine {
+
+template <class Policy>
+bool TileAccess::load_as(std::uint32_t slot, CtaSlot& s, Sm& sm, double now) {
+  constexpr bool block = Policy::kBlock;
+  const core::TileOp& op = s.ops[s.pc];
+  const core::Bytes unit = memory_.unit_bytes();
+  const core::Bytes line = memory_.line_bytes();
+  const bool dither = block && credits_.dither();
+  const bool limited = credits_.limited() && !op.bulk;
+  const bool via_l1 = l1_for_sync_loads_ && !op.async;
+  // Block model: a tile whose rows are contiguous is one long row, so requests span rows.
+  const bool merge = block && op.row_stride == op.row_bytes;
+  const std::uint32_t rows = merge ? 1 : op.rows;
+  const core::Bytes row_bytes = merge ? op.row_bytes * op.rows : op.row_bytes;
+  if (dither) credits_.account(s, now);
+  core::Bytes chunk = 0;
+  double chunk_done = now;
+  core::Bytes line_room = block || !limited ? 0 : credits_.room(s, sm);
+  const std::uint32_t rows_ahead =
+      rows > 1 ? static_cast<std::uint32_t>((8 * unit + row_bytes - 1) / std::max<core::Bytes>(1, row_bytes)) : 1;
+  while (s.load_row < rows) {
+    const core::Bytes a = op.addr + static_cast<core::Bytes>(s.load_row) * op.row_stride + s.load_off;
+    core::Bytes piece = std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - s.load_off);
+    if (limited) {
+      // Line model: nothing returns credits inside this loop and a piece is issued only when it
+      // fits, so the room is the loop's first room() less what it issued since.
+      const core::Bytes room = block ? credits_.room(s, sm) : line_room;
+      if (room < piece) {
+        if constexpr (!block) break;
+        const bool last = s.load_row + 1 == rows && s.load_off + piece == row_bytes;
+        if (dither && !last && credits_.sm_room(sm) >= piece && piece <= credits_.cta_allowance() && room > 0) {
+          // Block model, short of the CTA's own allowance: a unit's piece is issued whole (one
+          // L2 access, one credit chunk) or not at all. The CTA overdraws its allowance (by
+          // piece - room, until credits come back) while credit_balance, the integral of
+          // allowance minus bytes in flight over the time it has been held back by credits,
+          // is positive, and waits otherwise; so its bytes in flight average the allowance, as
+          // the line model's do (sigma-delta). It never overdraws an allowance used up, nor
+          // the SM's.
+          if (s.credit_balance <= 0) break;
+        } else {
+          // The last piece of the load (whose issue lets the CTA go on), a piece larger than
+          // the allowance, or short of the SM's allowance: as many whole lines as there is
+          // room for, as in the line model.
+          const core::Bytes end = (a + room) / line * line;
+          if (end <= a) break;
+          piece = end - a;
+        }
+      }
+      s.inflight += piece;
+      sm.inflight += piece;
+      chunk += piece;
+      if constexpr (!block) line_room -= piece;
+    }
+    // Host prefetch of the L2 tag sets 8 units ahead in this op's address sequence: further
+    // along the row, or in a later row when rows are shorter than that.
+    constexpr core::Bytes kAhead = 8;
+    if (row_bytes - s.load_off > kAhead * unit) {
+      memory_.prefetch(s.sm, a + kAhead * unit);
+    } else if (s.load_row + rows_ahead < rows) {
+      memory_.prefetch(s.sm, a + static_cast<core::Bytes>(rows_ahead) * op.row_stride);
+    }
+    const double issue = sm.lsu.serve(now, static_cast<double>(piece));
+    double done;
+    if (dither) {
+      // Block model: a unit's credits come back when its lines' would in the line model, which
+      // returns them in chunks of allowance / 4, each when its last line is back.
+      double credit_at = 0;
+      done = memory_.read_credit(issue, s.sm, a, static_cast<std::uint32_t>(piece), op.tensor, via_l1,
+                                 credits_.credit_group(), credit_at);
+      chunk_done = std::max(chunk_done, credit_at);
+    } else {
+      done = memory_.read(issue, s.sm, a, static_cast<std::uint32_t>(piece), op.tensor, via_l1);
+      chunk_done = std::max(chunk_done, done);
+    }
+    s.load_done = std::max(s.load_done, done);
+    s.load_off += piece;
+    if (s.load_off >= row_bytes) {
+      s.load_off = 0;
+      ++s.load_row;
+    }
+    if (chunk >= credits_.chunk_bytes()) {
+      queue_.push(chunk_done, EventKind::kCredit, slot, chunk);
+      chunk = 0;
+      chunk_done = now;
+    }
+  }
+  if (chunk > 0) queue_.push(chunk_done, EventKind::kCredit, slot, chunk);
+  if (s.load_row < rows) {
+    // Resume when kResumeLines lines of room are back (or the rest of the load, if less), so
+    // that returned credits coalesce instead of splitting into ever smaller chunks. Each term
+    // is at least the piece that did not fit and at most the smallest allowance, all of which
+    // comes back once this SM's loads in flight complete: the CTA always resumes.
+    const core::Bytes left = static_cast<core::Bytes>(rows - s.load_row) * row_bytes - s.load_off;
+    s.credit_need = std::min(credits_.resume_bytes(), left);
+    credits_.set_waiting(slot, s, sm, true);
+    return false;
+  }
+  return true;
+}
+
+template bool TileAccess::load_as<LineAccess>(std::uint32_t, CtaSlot&, Sm&, double);
+template bool TileAccess::load_as<BlockAccess>(std::uint32_t, CtaSlot&, Sm&, double);
+
+void TileAccess::store(std::uint32_t sm_index, Sm& sm, const core::TileOp& op, double now) {
+  const bool merge = memory_.block_model() && op.row_stride == op.row_bytes;
+  const std::uint32_t rows = merge ? 1 : op.rows;
+  const core::Bytes row_bytes = merge ? op.row_bytes * op.rows : op.row_bytes;
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    core::Bytes off = 0;
+    while (off < row_bytes) {
+      const core::Bytes a = op.addr + static_cast<core::Bytes>(r) * op.row_stride + off;
+      const core::Bytes piece = std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - off);
+      const double issue = sm.lsu.serve(now, static_cast<double>(piece));
+      memory_.write(issue, sm_index, a, static_cast<std::uint32_t>(piece), op.tensor);
+      off += piece;
+    }
+  }
+}
+
+}  // namespace attnsim::engine

@@ -1,0 +1,60 @@
+// Tile access: issues a tile load's or store's pieces (128-B lines, or l2.tracking_bytes units
+// in the block model) at the current time through the SM's LSU into the memory system, within
+// the load credits, and schedules the kCredit events that return them. The two L2 models are
+// two policy types, LineAccess and BlockAccess. Leaves out request coalescing across CTAs.
+//
+// Line model: as many whole pieces as the credit room allows; a load that fits in its credits
+// costs no event. Block model: a CTA short of its own allowance issues a unit's piece whole or
+// not at all, overdrawing or idling its allowance so that the bytes it holds in flight average
+// the allowance over time (LoadCredits::account): one L2 access and one credit event per unit.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/core/tile_op.h"
+#include "sim/engine/cta_slot.h"
+#include "sim/engine/event_queue.h"
+#include "sim/engine/load_credits.h"
+#include "sim/engine/memory_system.h"
+#include "sim/engine/sm.h"
+
+namespace attnsim::engine {
+
+// 128-B lines: pieces stop at line ends, rows are issued one by one.
+struct LineAccess {
+  static constexpr bool kBlock = false;
+};
+// Tracking units (l2.tracking_bytes): a tile with contiguous rows is one long row; credits of a
+// CTA with an allowance are dithered (whole units, LoadCredits::account).
+struct BlockAccess {
+  static constexpr bool kBlock = true;
+};
+
+class TileAccess {
+ public:
+  // `l1_for_sync_loads`: synchronous loads may hit in / allocate into the SM's L1.
+  TileAccess(MemorySystem& memory, EventQueue& queue, const LoadCredits& credits, bool l1_for_sync_loads)
+      : memory_(memory), queue_(queue), credits_(credits), l1_for_sync_loads_(l1_for_sync_loads),
+        block_(memory.block_model()) {}
+
+  // Issues what the credits allow of s's current load op (s.ops[s.pc]; slot `slot`, on `sm`)
+  // from s.load_row / s.load_off on; returns true once all of it is issued, false when the CTA
+  // waits for credits (it is set waiting; a kCredit event resumes it).
+  bool load(std::uint32_t slot, CtaSlot& s, Sm& sm, double now) {
+    return block_ ? load_as<BlockAccess>(slot, s, sm, now) : load_as<LineAccess>(slot, s, sm, now);
+  }
+  // Issues the store `op` of a CTA on SM `sm_index` (= sm); stores take no credits.
+  void store(std::uint32_t sm_index, Sm& sm, const core::TileOp& op, double now);
+
+ private:
+  template <class Policy>
+  bool load_as(std::uint32_t slot, CtaSlot& s, Sm& sm, double now);
+
+  MemorySystem& memory_;
+  EventQueue& queue_;
+  const LoadCredits& credits_;
+  bool l1_for_sync_loads_;
+  bool block_;
+};
+
+}  // namespace attnsim::engine
