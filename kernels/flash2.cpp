@@ -290,7 +290,10 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
 core::TileProgram make_flash2(const core::Workload& workload, const core::DeviceSpec& device) {
   core::TileProgram p;
   p.workload = resolve(workload, device);
-  p.launches.push_back(std::make_unique<Flash2Fwd>(p.workload));
+  // One query token with GQA: FA-2's forward swaps the group's query heads into query rows
+  // (flash_api.cpp, seqlenq_ngroups_swapped), one CTA per (batch, KV head); the backward is not
+  // swapped. Q, O and LSE addresses of the packed view are the workload's.
+  p.launches.push_back(std::make_unique<Flash2Fwd>(core::packed_query_groups(p.workload)));
   if (p.workload.pass == core::Pass::kFwdBwd) {
     p.launches.push_back(std::make_unique<Flash2BwdPreprocess>(p.workload));
     p.launches.push_back(std::make_unique<Flash2Bwd>(p.workload));

@@ -52,6 +52,27 @@ std::vector<core::Workload> builtin_grid() {
           w.num_splits = k == "flash_decode" ? 3 : 0;
           out.push_back(w);
         }
+  // GQA decode: one query token, FA-2's packed schedule (query heads of a group as rows).
+  for (const char* kernel : {"flash2", "flash_decode"})
+    for (std::uint64_t kvh : {2, 1})
+      for (std::uint64_t splits : {0, 3}) {
+        const std::string k = kernel;
+        if (k == "flash2" && splits != 0) continue;
+        core::Workload w;
+        w.kernel = k;
+        w.batch = 2;
+        w.heads = 8;
+        w.kv_heads = kvh;
+        w.seq_q = 1;
+        w.seq_kv = 300;
+        w.head_dim = 16;
+        w.causal = splits == 3;
+        w.block_m = 32;
+        w.block_n = 32;
+        w.warps = 4;
+        w.num_splits = splits;
+        out.push_back(w);
+      }
   return out;
 }
 

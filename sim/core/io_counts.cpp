@@ -227,16 +227,20 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
   const bool bwd = w.pass == Pass::kFwdBwd;
   std::vector<LaunchTraffic> out;
   LaunchTraffic f = launch("flash2_fwd");
-  const PrefixSums p = prefix_sums(s.nq, w.block_m, s.nkv, w.block_n, w.causal);
+  // The forward on FA-2's packed view when it swaps a GQA group into query rows (one query
+  // token): K/V per KV head, once per (batch, KV head) CTA; Q, O, LSE bytes unchanged.
+  const Workload fw = packed_query_groups(w);
+  const Shape fs = shape_of(fw);
+  const PrefixSums p = prefix_sums(fs.nq, fw.block_m, fs.nkv, fw.block_n, fw.causal);
   f.traffic[Tensor::kQ].read = s.bh() * s.nq * q_row;
-  f.traffic[Tensor::kK].read = c ? s.bg() * s.nkv * q_row : s.bh() * p.sum_x * q_row;
+  f.traffic[Tensor::kK].read = c ? s.bg() * s.nkv * q_row : fs.bh() * p.sum_x * q_row;
   f.traffic[Tensor::kV].read = f.traffic[Tensor::kK].read;
   f.traffic[Tensor::kO].write = s.bh() * s.nq * q_row;
   if (bwd) f.traffic[Tensor::kLse].write = s.bh() * s.nq * kStatBytes;
   // Stack frames (register spills): each CTA writes its threads' frames once. Distinct bytes in
   // the op stream: one CTA's frames (the engine gives each resident slot its own copy).
   const std::uint64_t frames = static_cast<std::uint64_t>(w.warps) * 32 * w.stack_frame_bytes;
-  f.traffic[Tensor::kLocal].write = c ? frames : s.bh() * ceil_div(s.nq, w.block_m) * frames;
+  f.traffic[Tensor::kLocal].write = c ? frames : fs.bh() * ceil_div(fs.nq, fw.block_m) * frames;
   out.push_back(f);
   if (!bwd) return out;
 
@@ -269,7 +273,9 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
 }
 
 std::vector<LaunchTraffic> flash_decode(const Workload& w, bool c) {
-  const Shape s = shape_of(w);
+  // One CTA per (batch, head, split), on FA-2's packed view when a GQA group's query heads are
+  // swapped into query rows: then K/V are read once per (batch, KV head, split), Q once per split.
+  const Shape s = shape_of(packed_query_groups(w));
   const std::uint64_t q_row = s.d * s.v, splits = w.num_splits;
   std::vector<LaunchTraffic> out;
   LaunchTraffic sp = launch("flash_decode_split");

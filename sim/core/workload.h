@@ -54,4 +54,15 @@ struct Workload {
 std::string_view to_string(Pass p);
 std::string_view to_string(CtaOrder o);
 
+// FlashAttention-2's decode path (flash_api.cpp, mha_fwd: "seqlenq_ngroups_swapped"): one query
+// token per sequence with more query heads than KV heads (head_dim a multiple of 8) is run with
+// the group's query heads as query rows: seq_q = heads / kv_heads rows of each KV head, so one
+// CTA reads a K/V block once for the whole group. Applies to the forward of flash2 and
+// flash_decode. The row-major [batch, heads, 1, d] layout of Q and O is then exactly
+// [batch, kv_heads, group, d], so the view's addresses are the workload's.
+bool packs_query_groups(const Workload& w);
+// The workload as the packed kernel sees it (heads = kv_heads, seq_q = group, causal off: with
+// one query row causal masks nothing, and FA-2 clears it); `w` unchanged when it does not pack.
+Workload packed_query_groups(const Workload& w);
+
 }  // namespace attnsim::core
