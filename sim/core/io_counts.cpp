@@ -162,16 +162,28 @@ LaunchTraffic rowwise(const std::string& name, const Shape& s, const Workload& w
   return l;
 }
 
-std::vector<LaunchTraffic> standard(const Workload& w, bool c) {
+// Elementwise in place over the whole score-shaped tensor (eager PyTorch's causal mask).
+LaunchTraffic elementwise(const std::string& name, const Shape& s, Tensor t) {
+  LaunchTraffic l = launch(name);
+  l.traffic[t] = {s.bh() * s.nq * s.nkv * s.v, s.bh() * s.nq * s.nkv * s.v};
+  return l;
+}
+
+// Eager PyTorch: every launch covers the whole score matrix; causal adds the mask kernels.
+std::vector<LaunchTraffic> standard(const Workload& causal_w, bool c) {
+  Workload w = causal_w;
+  w.causal = false;
   const Shape s = shape_of(w);
   std::vector<LaunchTraffic> out;
   out.push_back(gemm_scores("standard_qk", s, w, Tensor::kQ, Tensor::kK, Tensor::kS, c));
+  if (causal_w.causal) out.push_back(elementwise("standard_mask", s, Tensor::kS));
   out.push_back(rowwise("standard_softmax", s, w, {Tensor::kS}, Tensor::kP));
   out.push_back(gemm_rows("standard_pv", s, w, Tensor::kP, Tensor::kV, Tensor::kO, c));
   if (w.pass == Pass::kFwdBwd) {
-    out.push_back(gemm_keys("standard_bwd_dv", s, w, Tensor::kP, Tensor::kDO, Tensor::kDV, c));
     out.push_back(gemm_scores("standard_bwd_dp", s, w, Tensor::kDO, Tensor::kV, Tensor::kDP, c));
+    out.push_back(gemm_keys("standard_bwd_dv", s, w, Tensor::kP, Tensor::kDO, Tensor::kDV, c));
     out.push_back(rowwise("standard_bwd_softmax", s, w, {Tensor::kP, Tensor::kDP}, Tensor::kDS));
+    if (causal_w.causal) out.push_back(elementwise("standard_bwd_mask", s, Tensor::kDS));
     out.push_back(gemm_rows("standard_bwd_dq", s, w, Tensor::kDS, Tensor::kK, Tensor::kDQ, c));
     out.push_back(gemm_keys("standard_bwd_dk", s, w, Tensor::kDS, Tensor::kQ, Tensor::kDK, c));
   }
