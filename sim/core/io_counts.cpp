@@ -255,6 +255,9 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
   f.traffic[Tensor::kLocal].write = c ? frames : fs.bh() * ceil_div(fs.nq, fw.block_m) * frames;
   out.push_back(f);
   if (!bwd) return out;
+  // The backward's own tile (FA-2's Flash_bwd_kernel_traits), resolved by the kernel.
+  const std::uint64_t bbm = w.bwd_block_m ? w.bwd_block_m : w.block_m;
+  const std::uint64_t bbn = w.bwd_block_n ? w.bwd_block_n : w.block_n;
 
   LaunchTraffic pre = launch("flash2_bwd_preprocess");
   pre.traffic[Tensor::kDO].read = s.bh() * s.nq * q_row;
@@ -264,7 +267,7 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
   out.push_back(pre);
 
   // One CTA per key block (block_n rows); inner loop over the query blocks (block_m) that see it.
-  const std::uint64_t rows = c ? s.nq : suffix_sums(s.nkv, w.block_n, s.nq, w.block_m, w.causal).sum_len;
+  const std::uint64_t rows = c ? s.nq : suffix_sums(s.nkv, bbn, s.nq, bbm, w.causal).sum_len;
   LaunchTraffic b = launch("flash2_bwd");
   b.traffic[Tensor::kK].read = (c ? s.bg() : s.bh()) * s.nkv * q_row;
   b.traffic[Tensor::kV].read = b.traffic[Tensor::kK].read;
@@ -272,7 +275,7 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
   b.traffic[Tensor::kDO].read = s.bh() * rows * q_row;
   b.traffic[Tensor::kLse].read = s.bh() * rows * kStatBytes;
   b.traffic[Tensor::kDelta].read = s.bh() * rows * kStatBytes;
-  b.traffic[Tensor::kDQAccum] = {s.bh() * rows * s.d * kAccBytes, s.bh() * rows * s.d * kAccBytes};
+  b.traffic[Tensor::kDQAccum].write = s.bh() * rows * s.d * kAccBytes;  // atomicAdd: one request per value
   b.traffic[Tensor::kDK].write = s.bh() * s.nkv * q_row;
   b.traffic[Tensor::kDV].write = s.bh() * s.nkv * q_row;
   out.push_back(b);

@@ -37,6 +37,12 @@ struct Workload {
   Bytes smem_per_cta = 0;              // 0 = kernel's formula
   std::uint32_t stack_frame_bytes = 0; // flash2 forward: local memory per thread (ptxas "bytes stack frame"); 0 = none
   std::uint64_t num_splits = 0;        // flash_decode; 0 = automatic
+  // flash2 backward tile and warps, resolved from FA-2's launch template (flash_bwd_launch_template.h)
+  // for head_dim and the device's per-block shared memory; not workload keys (0 = unresolved:
+  // the closed forms then use block_m, block_n).
+  std::uint64_t bwd_block_m = 0;
+  std::uint64_t bwd_block_n = 0;
+  std::uint32_t bwd_warps = 0;
   Bytes sram_bytes = 0;                // flash1: on-chip SRAM M in bytes for Algorithm 1 block sizes; 0 = device's
   bool functional = false;
   std::uint64_t seed = 1;              // functional mode's random inputs
