@@ -150,6 +150,16 @@ class Flash2Fwd : public core::KernelLaunch {
 };
 
 // Per query block: Delta = rowsum(dO ∘ O); zero the fp32 dQ accumulator.
+// The backward launches run on the backward's tile: block_m, block_n, warps replaced by the
+// resolved bwd_block_m, bwd_block_n, bwd_warps (FA-2's Flash_bwd_kernel_traits).
+core::Workload backward_view(const core::Workload& w) {
+  core::Workload b = w;
+  b.block_m = w.bwd_block_m;
+  b.block_n = w.bwd_block_n;
+  b.warps = w.bwd_warps;
+  return b;
+}
+
 class Flash2BwdPreprocess : public core::KernelLaunch {
  public:
   explicit Flash2BwdPreprocess(const core::Workload& w) : w_(w), layout_(w), t_r_(core::ceil_div(w.seq_q, w.block_m)) {}
@@ -177,19 +187,79 @@ class Flash2BwdPreprocess : public core::KernelLaunch {
   std::uint64_t t_r_;
 };
 
+// FA-2's backward tile (flash_bwd_launch_template.h, run_mha_bwd_hdim*: Flash_bwd_kernel_traits
+// <d, kBlockM, kBlockN, 8 warps, ..., Is_V_in_regs, No_double_buffer> without dropout), chosen by
+// head_dim and the per-block shared memory (cudaDevAttrMaxSharedMemoryPerBlockOptin);
+// independent of the forward's tile.
+// atom_*: the warps along the first (M) dimension of the S/dP, dK/dV and dQ GEMMs
+// (AtomLayoutMSdP, AtomLayoutNdKV, AtomLayoutMdQ); the rest of the 8 warps split N.
+struct BwdTraits {
+  std::uint64_t block_m = 64, block_n = 64;
+  bool v_in_regs = false, double_buffer = true;
+  std::uint64_t atom_sdp = 4, atom_dkv = 2, atom_dq = 2;
+};
+
+BwdTraits fa2_bwd_traits(std::uint64_t d, core::Bytes optin) {
+  constexpr core::Bytes kib = 1024;
+  BwdTraits t;
+  if (d <= 32) {
+    t.block_m = t.block_n = 128, t.v_in_regs = true, t.atom_sdp = t.atom_dkv = t.atom_dq = 4;
+  } else if (d <= 64) {
+    if (optin >= 144 * kib) t.block_m = t.block_n = 128, t.atom_sdp = t.atom_dkv = t.atom_dq = 4;
+    else t.block_n = 128, t.v_in_regs = true, t.atom_sdp = 2, t.atom_dkv = t.atom_dq = 4;
+  } else if (d <= 96) {
+    t.block_n = 128, t.v_in_regs = true, t.atom_sdp = 2, t.atom_dkv = t.atom_dq = 4;
+  } else if (d <= 128) {
+    if (optin >= 144 * kib) t.block_n = 128, t.atom_sdp = 2, t.atom_dkv = 4, t.atom_dq = 2;
+    else t.v_in_regs = true;  // 64 x 64, atoms 4, 2, 2
+  } else if (d <= 192) {
+    t.v_in_regs = optin < 136 * kib, t.double_buffer = optin >= 136 * kib;
+  } else {
+    t.block_n = optin >= 144 * kib ? 64 : 32;
+    t.double_buffer = optin >= 176 * kib;
+    t.v_in_regs = optin < 144 * kib;
+    if (t.block_n == 32) t.atom_dkv = 1;
+  }
+  return t;
+}
+
+// Shared memory of the backward CTA: FA-2's Kernel_traits::kSmemSize1colblock. Q double-buffered
+// and dO (3·block_m·d; 2·block_m·d without double buffering), K and V (2·block_n·d), dS and P
+// (2·block_m·block_n), in the workload dtype; with V in registers K, V share with dS, P:
+// max(2·block_n·d, block_n·d + 2·block_m·block_n).
+core::Bytes fa2_bwd_smem(const BwdTraits& t, std::uint64_t d, core::Bytes v) {
+  const core::Bytes m = t.block_m, n = t.block_n;
+  const core::Bytes qdo = (t.double_buffer ? 3 : 2) * m * d * v, kv = 2 * n * d * v, ds_p = 2 * m * n * v;
+  return qdo + (t.v_in_regs ? std::max(kv, kv / 2 + ds_p) : kv + ds_p);
+}
+
+// FA-2's tile for the device, or, on a device smaller than any FA-2 supports (less than ~96 KiB
+// per block, e.g. the teaching preset), the tile halved (its larger side first) until it fits.
+BwdTraits fitting_bwd_traits(std::uint64_t d, core::Bytes v, core::Bytes optin) {
+  BwdTraits t = fa2_bwd_traits(d, optin);
+  while (fa2_bwd_smem(t, d, v) > optin && std::max(t.block_m, t.block_n) > 16) {
+    if (t.block_n >= t.block_m) t.block_n /= 2;
+    else t.block_m /= 2;
+  }
+  return t;
+}
+
 // One CTA per (batch, head, K/V block): K_j, V_j stay on chip; the query blocks that see the
 // block stream through; dK_j, dV_j written once (per query head); dQ += via fp32 accumulator.
 class Flash2Bwd : public core::KernelLaunch {
  public:
-  explicit Flash2Bwd(const core::Workload& w) : w_(w), layout_(w), t_c_(core::ceil_div(w.seq_kv, w.block_n)) {}
+  Flash2Bwd(const core::Workload& w, BwdTraits t, std::uint32_t regs_per_block)
+      : w_(w), layout_(w), t_c_(core::ceil_div(w.seq_kv, w.block_n)), t_(t),
+        smem_(fa2_bwd_smem(t, w.head_dim, w.value_bytes())), device_regs_per_block_(regs_per_block) {}
   std::string name() const override { return "flash2_bwd"; }
   core::LaunchShape shape() const override {
     core::LaunchShape s = attention_shape(w_, t_c_);
-    s.smem_dynamic_bytes = bwd_smem(w_);
+    s.smem_dynamic_bytes = smem_;
+    // The forward's register count (measured launches: 255), capped so the 8-warp CTA fits the
+    // per-block register file (in steps of 8).
+    const std::uint32_t cap = device_regs_per_block_ / std::max<std::uint32_t>(1, s.threads_per_cta) / 8 * 8;
+    s.regs_per_thread = std::min(s.regs_per_thread, std::max<std::uint32_t>(8, cap));
     return s;
-  }
-  static core::Bytes bwd_smem(const core::Workload& w) {
-    return (2 * w.block_n + 2 * w.block_m) * w.head_dim * w.value_bytes() + w.block_m * w.block_n * w.value_bytes();
   }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const override {
     const std::uint64_t bh = cta / t_c_, j = cta % t_c_;
@@ -212,14 +282,35 @@ class Flash2Bwd : public core::KernelLaunch {
       out.push_back(L::simple(OpKind::kCommit));
       out.push_back(L::count_op(OpKind::kWait, 0));
       out.push_back(L::simple(OpKind::kBarrier));
+      // Operands from shared memory (mma.sync + ldmatrix, flash_bwd_kernel.h
+      // compute_dq_dk_dv_1colblock): in a GEMM whose warps form an a × (warps/a) grid, each warp
+      // reads its rows of A and its columns of B, so A is read warps/a times, B a times. P and
+      // dS go through shared memory (written once, read by the dV, dK and dQ GEMMs); V stays in
+      // registers when the traits say so.
+      const std::uint64_t wp = std::max<std::uint64_t>(1, w_.warps), v = w_.value_bytes();
+      auto gemm_reads = [&](Tensor a, std::uint64_t a_rows, std::uint64_t a_row_bytes, Tensor b, std::uint64_t b_rows,
+                            std::uint64_t b_row_bytes, std::uint64_t atom, bool b_in_regs) {
+        out.push_back(L::shared(OpKind::kSharedRead, a, (wp / atom) * a_rows, a_row_bytes));
+        if (!b_in_regs) out.push_back(L::shared(OpKind::kSharedRead, b, atom * b_rows, b_row_bytes));
+      };
+      gemm_reads(Tensor::kQ, r, d * v, Tensor::kK, c, d * v, t_.atom_sdp, false);
       out.push_back(L::mma(r, c, d));                      // S = Q K_jᵀ
-      out.push_back(L::count_op(OpKind::kExp, r * c));     // P = exp(S - LSE)
-      out.push_back(L::mma(c, d, r));                      // dV_j += Pᵀ dO
+      gemm_reads(Tensor::kDO, r, d * v, Tensor::kV, c, d * v, t_.atom_sdp, t_.v_in_regs);
       out.push_back(L::mma(r, c, d));                      // dP = dO V_jᵀ
+      out.push_back(L::count_op(OpKind::kExp, r * c));     // P = exp(S - LSE)
       out.push_back(L::count_op(OpKind::kElementwise, 3 * r * c));  // dS = P ∘ (dP - Delta)
-      out.push_back(L::mma(c, d, r));                      // dK_j += dSᵀ Q
+      out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kP, r, c * v));
+      out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kDS, r, c * v));
+      out.push_back(L::simple(OpKind::kBarrier));
+      gemm_reads(Tensor::kP, c, r * v, Tensor::kDO, r, d * v, t_.atom_dkv, false);
+      out.push_back(L::mma(c, d, r));                      // dV_j += Pᵀ dO
+      gemm_reads(Tensor::kDS, r, c * v, Tensor::kK, c, d * v, t_.atom_dq, false);
       out.push_back(L::mma(r, d, c));                      // dQ_i (partial) = dS K_j
-      out.push_back(layout_.acc_rows(OpKind::kLoad, Tensor::kDQAccum, bh, row0, r));
+      gemm_reads(Tensor::kDS, c, r * v, Tensor::kQ, r, d * v, t_.atom_dkv, false);
+      out.push_back(L::mma(c, d, r));                      // dK_j += dSᵀ Q
+      // dQ_accum += dS K_j by atomicAdd (FA-2's seqk-parallel backward, flash_bwd_kernel.h): a
+      // reduction performed at the L2, one request per value; modelled as a store of the fp32
+      // tile (no load through the SM: the L2 slice reads the old value itself).
       out.push_back(layout_.acc_rows(OpKind::kStore, Tensor::kDQAccum, bh, row0, r));
       out.push_back(L::simple(OpKind::kBarrier));
       return true;
@@ -236,6 +327,9 @@ class Flash2Bwd : public core::KernelLaunch {
   core::Workload w_;
   TensorLayout layout_;
   std::uint64_t t_c_;
+  BwdTraits t_;
+  core::Bytes smem_;
+  std::uint32_t device_regs_per_block_;
 };
 
 class Flash2ConvertDq : public core::KernelLaunch {
@@ -263,6 +357,15 @@ class Flash2ConvertDq : public core::KernelLaunch {
   std::uint64_t t_r_;
 };
 
+void resolve_backward(core::Workload& w, const core::DeviceSpec& device) {
+  const BwdTraits t = fitting_bwd_traits(w.head_dim, w.value_bytes(), KernelDefaults::smem_limit(device));
+  w.bwd_block_m = t.block_m;
+  w.bwd_block_n = t.block_n;
+  w.bwd_warps = 8;
+  KernelDefaults::check_smem(fa2_bwd_smem(t, w.head_dim, w.value_bytes()), device, "head_dim",
+                             "flash2 backward tiles " + std::to_string(t.block_m) + "x" + std::to_string(t.block_n));
+}
+
 core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {
   core::Workload w = KernelDefaults::validate_shape(in);
   if (w.block_m == 0) w.block_m = 128;
@@ -281,8 +384,7 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
     w.smem_per_cta = tiles;
   }
   KernelDefaults::check_smem(w.smem_per_cta, device, "smem_per_cta", what);
-  if (w.pass == core::Pass::kFwdBwd)
-    KernelDefaults::check_smem(Flash2Bwd::bwd_smem(w), device, "block_n", "flash2 backward " + what);
+  if (w.pass == core::Pass::kFwdBwd) resolve_backward(w, device);
   if (w.regs_per_thread == 0)
     w.regs_per_thread = KernelDefaults::attention_regs(w.block_m, w.block_n, w.head_dim, w.warps * 32, device);
   return w;
@@ -293,11 +395,17 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
 core::TileProgram make_flash2(const core::Workload& workload, const core::DeviceSpec& device) {
   core::TileProgram p;
   p.workload = resolve(workload, device);
-  p.launches.push_back(std::make_unique<Flash2Fwd>(p.workload));
+  // One query token with GQA: FA-2's forward swaps the group's query heads into query rows
+  // (flash_api.cpp, seqlenq_ngroups_swapped), one CTA per (batch, KV head); the backward is not
+  // swapped. Q, O and LSE addresses of the packed view are the workload's.
+  p.launches.push_back(std::make_unique<Flash2Fwd>(core::packed_query_groups(p.workload)));
   if (p.workload.pass == core::Pass::kFwdBwd) {
-    p.launches.push_back(std::make_unique<Flash2BwdPreprocess>(p.workload));
-    p.launches.push_back(std::make_unique<Flash2Bwd>(p.workload));
-    p.launches.push_back(std::make_unique<Flash2ConvertDq>(p.workload));
+    const core::Workload b = backward_view(p.workload);
+    p.launches.push_back(std::make_unique<Flash2BwdPreprocess>(b));
+    p.launches.push_back(std::make_unique<Flash2Bwd>(
+        b, fitting_bwd_traits(b.head_dim, b.value_bytes(), KernelDefaults::smem_limit(device)),
+        device.sm.max_registers_per_block));
+    p.launches.push_back(std::make_unique<Flash2ConvertDq>(b));
   }
   return p;
 }

@@ -1,13 +1,15 @@
 // Split-KV decoding (Flash-Decoding): one CTA per (batch, head, split) runs the online softmax
 // over its slice of the keys and writes fp32 partials (O_partial, LSE_partial); a combine launch
-// (one CTA per (batch, head)) rescales and sums them into O.
+// (one CTA per (batch, head)) rescales and sums them into O. One query token with GQA runs
+// FA-2's packed schedule: a CTA per (batch, KV head, split) holds the group's query heads as rows.
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "kernels/factories.h"
 #include "kernels/kernel_defaults.h"
 #include "kernels/tensor_layout.h"
 #include "sim/core/errors.h"
-#include "sim/core/occupancy.h"
 
 namespace attnsim::kernels {
 
@@ -113,6 +115,27 @@ class DecodeCombine : public core::KernelLaunch {
   TensorLayout layout_;
 };
 
+// FlashAttention-2's num_splits_heuristic (csrc/flash_attn/flash_api.cpp): the smallest split
+// count whose wave efficiency (waves / ⌈waves⌉ over `sms` CTA slots) is at least 85 % of the
+// best, skipping counts that leave the blocks per split unchanged; 1 once the grid nearly fills
+// the slots. Single-precision arithmetic, as the library's.
+std::uint64_t fa2_num_splits(std::uint64_t ctas, std::uint64_t sms, std::uint64_t n_blocks, std::uint64_t max_splits) {
+  if (static_cast<float>(ctas) >= 0.8f * static_cast<float>(sms)) return 1;
+  max_splits = std::min({max_splits, sms, n_blocks});
+  auto eligible = [&](std::uint64_t s) { return s == 1 || core::ceil_div(n_blocks, s) != core::ceil_div(n_blocks, s - 1); };
+  std::vector<float> eff(max_splits + 1, 0.f);
+  float best = 0.f;
+  for (std::uint64_t s = 1; s <= max_splits; ++s) {
+    if (!eligible(s)) continue;
+    const float waves = static_cast<float>(ctas * s) / static_cast<float>(sms);
+    eff[s] = waves / std::ceil(waves);
+    best = std::max(best, eff[s]);
+  }
+  for (std::uint64_t s = 1; s <= max_splits; ++s)
+    if (eligible(s) && eff[s] >= 0.85f * best) return s;
+  return 1;
+}
+
 core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {
   core::Workload w = KernelDefaults::validate_shape(in);
   if (w.pass != core::Pass::kFwd)
@@ -124,7 +147,7 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
   if (w.block_n == 0) w.block_n = w.head_dim <= 64 ? 256 : (w.head_dim <= 128 ? 128 : 64);
   if (w.warps == 0) w.warps = 4;
   if (w.stages == 0) w.stages = 2;
-  const core::Bytes tiles = (core::ceil_div(w.seq_q, 16) * 16 +
+  const core::Bytes tiles = (core::ceil_div(core::packed_query_groups(w, true).seq_q, 16) * 16 +
                              2 * w.block_n * std::max<std::uint64_t>(1, w.stages - 1)) * w.head_dim * w.value_bytes();
   const std::string what = "flash_decode tiles of " + std::to_string(w.block_n) + " keys";
   if (w.smem_per_cta == 0) {
@@ -136,13 +159,17 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
     w.regs_per_thread = KernelDefaults::attention_regs(16, w.block_n, w.head_dim, w.warps * 32, device);
   const std::uint64_t t_c = core::ceil_div(w.seq_kv, w.block_n);
   if (w.num_splits == 0) {
-    // About one wave: resident CTAs on the whole device divided among the (batch, head) pairs.
-    std::uint64_t slots = device.sm.count;
+    // The split CTAs' rows: (batch, KV head) with the group packed (FA-2's swap), else (batch, head).
+    const core::Workload packed = core::packed_query_groups(w, true);
+    const std::uint64_t rows = packed.batch * packed.heads;
     if (device.kind == core::DeviceKind::kGpu) {
-      core::OccupancyInput oi{w.warps * 32, w.regs_per_thread, w.smem_per_cta, std::nullopt};
-      slots = static_cast<std::uint64_t>(core::compute_occupancy(device.sm, oi).active_blocks) * device.sm.count;
+      // FA-2 (set_params_splitkv): heuristic over 2 x SMs slots ("128 threads per block"), the
+      // query rows in 64-row blocks (the split kernel's kBlockM), at most 128 splits.
+      w.num_splits = fa2_num_splits(rows * core::ceil_div(packed.seq_q, 64), 2 * device.sm.count, t_c, 128);
+    } else {
+      // Scratchpad device: about one wave of the resident programs.
+      w.num_splits = std::max<std::uint64_t>(1, device.sm.count / rows);
     }
-    w.num_splits = std::max<std::uint64_t>(1, slots / (w.batch * w.heads));
   }
   w.num_splits = std::min(w.num_splits, t_c);
   w.num_splits = core::ceil_div(t_c, core::ceil_div(t_c, w.num_splits));  // no empty split
@@ -154,8 +181,11 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
 core::TileProgram make_flash_decode(const core::Workload& workload, const core::DeviceSpec& device) {
   core::TileProgram p;
   p.workload = resolve(workload, device);
-  p.launches.push_back(std::make_unique<DecodeSplit>(p.workload));
-  p.launches.push_back(std::make_unique<DecodeCombine>(p.workload));
+  // The launches run on the packed view when FA-2 swaps the query heads into rows; its Q, O
+  // addresses are the workload's (sim/core/workload.h).
+  const core::Workload run = core::packed_query_groups(p.workload, true);
+  p.launches.push_back(std::make_unique<DecodeSplit>(run));
+  p.launches.push_back(std::make_unique<DecodeCombine>(run));
   return p;
 }
 

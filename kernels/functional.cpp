@@ -118,7 +118,8 @@ Matrix flash2_forward(const Problem& p, const Matrix& q, const Matrix& k, const 
 // P = exp(Q K_jᵀ - LSE), dV_j += Pᵀ dO, dS = P ∘ (dO V_jᵀ - Delta), dK_j += dSᵀ Q, dQ_i += dS K_j.
 void flash2_backward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& o,
                      const Vector& lse, const Matrix& d_o, Grads& g) {
-  const std::uint64_t bm = p.w.block_m, bn = p.w.block_n;
+  const std::uint64_t bm = p.w.bwd_block_m ? p.w.bwd_block_m : p.w.block_m;
+  const std::uint64_t bn = p.w.bwd_block_n ? p.w.bwd_block_n : p.w.block_n;
   Vector delta(p.nq, 0);
   for (std::size_t i = 0; i < p.nq; ++i)
     for (std::size_t c = 0; c < p.d; ++c) delta[i] += d_o(i, c) * o(i, c);

@@ -32,10 +32,38 @@ void attention_grid(const char* kernel, bool decode, std::vector<core::Workload>
         out.push_back(w);
       }
 }
+// GQA decode: one query token, FA-2's packed schedule (query heads of a group as rows); split-KV
+// counts 0 (the heuristic) and 3 where the kernel has splits.
+void gqa_decode_grid(const char* kernel, bool splits, std::vector<core::Workload>& out) {
+  for (std::uint64_t kvh : {2, 1})
+    for (std::uint64_t n : {0, 3}) {
+      if (n != 0 && !splits) continue;
+      core::Workload w;
+      w.kernel = kernel;
+      w.batch = 2;
+      w.heads = 8;
+      w.kv_heads = kvh;
+      w.seq_q = 1;
+      w.seq_kv = 300;
+      w.head_dim = 16;
+      w.causal = n == 3;
+      w.block_m = 32;
+      w.block_n = 32;
+      w.warps = 4;
+      w.num_splits = n;
+      out.push_back(w);
+    }
+}
 void standard_grid(std::vector<core::Workload>& out) { attention_grid("standard", false, out); }
 void flash1_grid(std::vector<core::Workload>& out) { attention_grid("flash1", false, out); }
-void flash2_grid(std::vector<core::Workload>& out) { attention_grid("flash2", false, out); }
-void flash_decode_grid(std::vector<core::Workload>& out) { attention_grid("flash_decode", true, out); }
+void flash2_grid(std::vector<core::Workload>& out) {
+  attention_grid("flash2", false, out);
+  gqa_decode_grid("flash2", false, out);
+}
+void flash_decode_grid(std::vector<core::Workload>& out) {
+  attention_grid("flash_decode", true, out);
+  gqa_decode_grid("flash_decode", true, out);
+}
 
 #define ATTENTION_KEYS                                                                                         \
   "batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "dtype", "causal", "pass", "block_m", "block_n", \

@@ -109,6 +109,41 @@ class RowwiseLaunch : public core::KernelLaunch {
   bool gpu_;
 };
 
+// Elementwise kernel over a whole score-shaped [seq_q, seq_kv] tensor, in place: eager PyTorch's
+// causal mask (`masked_fill(mask, -inf)` / `torch.where` on the scores) in the forward and its
+// backward (`grad.masked_fill(mask, 0)`). Reads and writes every entry of every row. Modelled as
+// one 128-thread CTA per row (PyTorch's vectorized_elementwise_kernel uses one 128-thread CTA per
+// few hundred values: the bytes are the same, the CTA count smaller to bound simulation cost);
+// one FP32 operation per value. The [seq_q, seq_kv] bool mask it also reads (one byte per
+// value, shared by all heads) is left out.
+class ElementwiseLaunch : public core::KernelLaunch {
+ public:
+  ElementwiseLaunch(std::string name, Tensor t, const core::Workload& w) : name_(std::move(name)), t_(t), w_(w) {}
+  std::string name() const override { return name_; }
+  core::LaunchShape shape() const override {
+    core::LaunchShape s;
+    s.grid_x = w_.seq_q;
+    s.grid_y = w_.heads;
+    s.grid_z = w_.batch;
+    s.threads_per_cta = 128;
+    s.regs_per_thread = 32;
+    return s;
+  }
+  bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
+    if (step > 0) return false;
+    const std::uint64_t bh = cta / w_.seq_q, q = cta % w_.seq_q;
+    out.push_back(TensorLayout::tile(OpKind::kLoad, t_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, w_.seq_kv));
+    out.push_back(TensorLayout::count_op(OpKind::kElementwise, w_.seq_kv));
+    out.push_back(TensorLayout::tile(OpKind::kStore, t_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, w_.seq_kv));
+    return true;
+  }
+
+ private:
+  std::string name_;
+  Tensor t_;
+  core::Workload w_;
+};
+
 core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {
   core::Workload w = KernelDefaults::validate_shape(in);
   if (w.block_m == 0) w.block_m = 256;
@@ -200,19 +235,27 @@ std::unique_ptr<core::KernelLaunch> keys(const core::Workload& w, std::string na
 core::TileProgram make_standard(const core::Workload& workload, const core::DeviceSpec& device) {
   core::TileProgram p;
   p.workload = resolve(workload, device);
-  const core::Workload& w = p.workload;
+  // Eager PyTorch: the GEMMs and the softmax run over the whole score matrix; causal is a mask
+  // kernel over it (forward) and the mask's backward (docs/kernels.md, standard).
+  core::Workload w = p.workload;
+  const bool causal = w.causal;
+  w.causal = false;
   // cuBLAS on sm_90 loads GEMM operands with TMA bulk copies (kernels.csv: nvjet kernels).
   const bool gpu = device.kind == core::DeviceKind::kGpu;
   const bool bulk = gpu && device.compute_capability >= 90;
   p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS, bulk));
+  if (causal) p.launches.push_back(std::make_unique<ElementwiseLaunch>("standard_mask", Tensor::kS, w));
   p.launches.push_back(
       std::make_unique<RowwiseLaunch>("standard_softmax", std::vector<Tensor>{Tensor::kS}, Tensor::kP, w, gpu));
   p.launches.push_back(rows(w, "standard_pv", Tensor::kP, Tensor::kV, Tensor::kO, bulk));
   if (w.pass == core::Pass::kFwdBwd) {
-    p.launches.push_back(keys(w, "standard_bwd_dv", Tensor::kP, Tensor::kDO, Tensor::kDV, bulk));
+    // Autograd order (derivatives.yaml, bmm: `self` then `mat2`): dP = dO Vᵀ before dV = Pᵀ dO,
+    // dQ = dS K before dK = dSᵀ Q.
     p.launches.push_back(scores(w, "standard_bwd_dp", Tensor::kDO, Tensor::kV, Tensor::kDP, bulk));
+    p.launches.push_back(keys(w, "standard_bwd_dv", Tensor::kP, Tensor::kDO, Tensor::kDV, bulk));
     p.launches.push_back(std::make_unique<RowwiseLaunch>(
         "standard_bwd_softmax", std::vector<Tensor>{Tensor::kP, Tensor::kDP}, Tensor::kDS, w, gpu));
+    if (causal) p.launches.push_back(std::make_unique<ElementwiseLaunch>("standard_bwd_mask", Tensor::kDS, w));
     p.launches.push_back(rows(w, "standard_bwd_dq", Tensor::kDS, Tensor::kK, Tensor::kDQ, bulk));
     p.launches.push_back(keys(w, "standard_bwd_dk", Tensor::kDS, Tensor::kQ, Tensor::kDK, bulk));
   }

@@ -162,16 +162,28 @@ LaunchTraffic rowwise(const std::string& name, const Shape& s, const Workload& w
   return l;
 }
 
-std::vector<LaunchTraffic> standard(const Workload& w, bool c) {
+// Elementwise in place over the whole score-shaped tensor (eager PyTorch's causal mask).
+LaunchTraffic elementwise(const std::string& name, const Shape& s, Tensor t) {
+  LaunchTraffic l = launch(name);
+  l.traffic[t] = {s.bh() * s.nq * s.nkv * s.v, s.bh() * s.nq * s.nkv * s.v};
+  return l;
+}
+
+// Eager PyTorch: every launch covers the whole score matrix; causal adds the mask kernels.
+std::vector<LaunchTraffic> standard(const Workload& causal_w, bool c) {
+  Workload w = causal_w;
+  w.causal = false;
   const Shape s = shape_of(w);
   std::vector<LaunchTraffic> out;
   out.push_back(gemm_scores("standard_qk", s, w, Tensor::kQ, Tensor::kK, Tensor::kS, c));
+  if (causal_w.causal) out.push_back(elementwise("standard_mask", s, Tensor::kS));
   out.push_back(rowwise("standard_softmax", s, w, {Tensor::kS}, Tensor::kP));
   out.push_back(gemm_rows("standard_pv", s, w, Tensor::kP, Tensor::kV, Tensor::kO, c));
   if (w.pass == Pass::kFwdBwd) {
-    out.push_back(gemm_keys("standard_bwd_dv", s, w, Tensor::kP, Tensor::kDO, Tensor::kDV, c));
     out.push_back(gemm_scores("standard_bwd_dp", s, w, Tensor::kDO, Tensor::kV, Tensor::kDP, c));
+    out.push_back(gemm_keys("standard_bwd_dv", s, w, Tensor::kP, Tensor::kDO, Tensor::kDV, c));
     out.push_back(rowwise("standard_bwd_softmax", s, w, {Tensor::kP, Tensor::kDP}, Tensor::kDS));
+    if (causal_w.causal) out.push_back(elementwise("standard_bwd_mask", s, Tensor::kDS));
     out.push_back(gemm_rows("standard_bwd_dq", s, w, Tensor::kDS, Tensor::kK, Tensor::kDQ, c));
     out.push_back(gemm_keys("standard_bwd_dk", s, w, Tensor::kDS, Tensor::kQ, Tensor::kDK, c));
   }
@@ -227,18 +239,25 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
   const bool bwd = w.pass == Pass::kFwdBwd;
   std::vector<LaunchTraffic> out;
   LaunchTraffic f = launch("flash2_fwd");
-  const PrefixSums p = prefix_sums(s.nq, w.block_m, s.nkv, w.block_n, w.causal);
+  // The forward on FA-2's packed view when it swaps a GQA group into query rows (one query
+  // token): K/V per KV head, once per (batch, KV head) CTA; Q, O, LSE bytes unchanged.
+  const Workload fw = packed_query_groups(w);
+  const Shape fs = shape_of(fw);
+  const PrefixSums p = prefix_sums(fs.nq, fw.block_m, fs.nkv, fw.block_n, fw.causal);
   f.traffic[Tensor::kQ].read = s.bh() * s.nq * q_row;
-  f.traffic[Tensor::kK].read = c ? s.bg() * s.nkv * q_row : s.bh() * p.sum_x * q_row;
+  f.traffic[Tensor::kK].read = c ? s.bg() * s.nkv * q_row : fs.bh() * p.sum_x * q_row;
   f.traffic[Tensor::kV].read = f.traffic[Tensor::kK].read;
   f.traffic[Tensor::kO].write = s.bh() * s.nq * q_row;
   if (bwd) f.traffic[Tensor::kLse].write = s.bh() * s.nq * kStatBytes;
   // Stack frames (register spills): each CTA writes its threads' frames once. Distinct bytes in
   // the op stream: one CTA's frames (the engine gives each resident slot its own copy).
   const std::uint64_t frames = static_cast<std::uint64_t>(w.warps) * 32 * w.stack_frame_bytes;
-  f.traffic[Tensor::kLocal].write = c ? frames : s.bh() * ceil_div(s.nq, w.block_m) * frames;
+  f.traffic[Tensor::kLocal].write = c ? frames : fs.bh() * ceil_div(fs.nq, fw.block_m) * frames;
   out.push_back(f);
   if (!bwd) return out;
+  // The backward's own tile (FA-2's Flash_bwd_kernel_traits), resolved by the kernel.
+  const std::uint64_t bbm = w.bwd_block_m ? w.bwd_block_m : w.block_m;
+  const std::uint64_t bbn = w.bwd_block_n ? w.bwd_block_n : w.block_n;
 
   LaunchTraffic pre = launch("flash2_bwd_preprocess");
   pre.traffic[Tensor::kDO].read = s.bh() * s.nq * q_row;
@@ -248,7 +267,7 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
   out.push_back(pre);
 
   // One CTA per key block (block_n rows); inner loop over the query blocks (block_m) that see it.
-  const std::uint64_t rows = c ? s.nq : suffix_sums(s.nkv, w.block_n, s.nq, w.block_m, w.causal).sum_len;
+  const std::uint64_t rows = c ? s.nq : suffix_sums(s.nkv, bbn, s.nq, bbm, w.causal).sum_len;
   LaunchTraffic b = launch("flash2_bwd");
   b.traffic[Tensor::kK].read = (c ? s.bg() : s.bh()) * s.nkv * q_row;
   b.traffic[Tensor::kV].read = b.traffic[Tensor::kK].read;
@@ -256,7 +275,7 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
   b.traffic[Tensor::kDO].read = s.bh() * rows * q_row;
   b.traffic[Tensor::kLse].read = s.bh() * rows * kStatBytes;
   b.traffic[Tensor::kDelta].read = s.bh() * rows * kStatBytes;
-  b.traffic[Tensor::kDQAccum] = {s.bh() * rows * s.d * kAccBytes, s.bh() * rows * s.d * kAccBytes};
+  b.traffic[Tensor::kDQAccum].write = s.bh() * rows * s.d * kAccBytes;  // atomicAdd: one request per value
   b.traffic[Tensor::kDK].write = s.bh() * s.nkv * q_row;
   b.traffic[Tensor::kDV].write = s.bh() * s.nkv * q_row;
   out.push_back(b);
@@ -269,7 +288,9 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
 }
 
 std::vector<LaunchTraffic> flash_decode(const Workload& w, bool c) {
-  const Shape s = shape_of(w);
+  // One CTA per (batch, head, split), on FA-2's packed view when a GQA group's query heads are
+  // swapped into query rows: then K/V are read once per (batch, KV head, split), Q once per split.
+  const Shape s = shape_of(packed_query_groups(w, true));
   const std::uint64_t q_row = s.d * s.v, splits = w.num_splits;
   std::vector<LaunchTraffic> out;
   LaunchTraffic sp = launch("flash_decode_split");

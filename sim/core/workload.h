@@ -39,6 +39,12 @@ struct Workload {
   Bytes smem_per_cta = 0;              // 0 = kernel's formula
   std::uint32_t stack_frame_bytes = 0; // flash2 forward: local memory per thread (ptxas "bytes stack frame"); 0 = none
   std::uint64_t num_splits = 0;        // flash_decode; 0 = automatic
+  // flash2 backward tile and warps, resolved from FA-2's launch template (flash_bwd_launch_template.h)
+  // for head_dim and the device's per-block shared memory; not workload keys (0 = unresolved:
+  // the closed forms then use block_m, block_n).
+  std::uint64_t bwd_block_m = 0;
+  std::uint64_t bwd_block_n = 0;
+  std::uint32_t bwd_warps = 0;
   Bytes sram_bytes = 0;                // flash1: on-chip SRAM M in bytes for Algorithm 1 block sizes; 0 = device's
   bool functional = false;
   std::uint64_t seed = 1;              // functional mode's random inputs
@@ -60,5 +66,17 @@ const std::vector<std::string_view>& workload_keys();
 
 std::string_view to_string(Pass p);
 std::string_view to_string(CtaOrder o);
+
+// FlashAttention-2's decode path (flash_api.cpp, mha_fwd: "seqlenq_ngroups_swapped"): one query
+// token per sequence with more query heads than KV heads (head_dim a multiple of 8) is run with
+// the group's query heads as query rows: seq_q = heads / kv_heads rows of each KV head, so one
+// CTA reads a K/V block once for the whole group. Applies to the forward of flash2 and
+// flash_decode (the callers: the shape condition alone is tested here). The row-major [batch, heads, 1, d] layout of Q and O is then exactly
+// [batch, kv_heads, group, d], so the view's addresses are the workload's.
+bool packs_query_groups(const Workload& w);
+// The workload as the packed kernel sees it (heads = kv_heads, seq_q = group, causal off: with
+// one query row causal masks nothing, and FA-2 clears it); `w` unchanged when it does not pack.
+// `group_is_row_tile`: the kernel's row tile is the group (flash_decode's split kernel).
+Workload packed_query_groups(const Workload& w, bool group_is_row_tile = false);
 
 }  // namespace attnsim::core

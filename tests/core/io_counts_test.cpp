@@ -165,22 +165,35 @@ TEST(IoCounts, Flash2CausalKeyReadsEqualBlockEnumeration) {
         }
 }
 
-// Causal standard: S tiles right of the diagonal are skipped, so S shrinks to about half.
-TEST(IoCounts, StandardCausalScoreWritesEqualTileEnumeration) {
+// Causal standard as eager PyTorch runs it: the full QKᵀ (no tile skipped), then the mask as an
+// elementwise kernel over the whole score matrix; the backward masks dS the same way. Launch
+// order follows autograd (bmm's `self` gradient before `mat2`'s: dP before dV, dQ before dK).
+TEST(IoCounts, StandardCausalIsFullScoresPlusMaskKernels) {
   Workload w;
   w.kernel = "standard";
   w.heads = w.kv_heads = 1;
   w.seq_q = w.seq_kv = 1000;
   w.head_dim = 64;
   w.causal = true;
+  w.pass = Pass::kFwdBwd;
   w.block_m = 128;
   w.block_n = 96;
   w.block_k = 64;
-  Bytes s = 0;
-  for (std::uint64_t r0 = 0; r0 < 1000; r0 += 128)
-    for (std::uint64_t c0 = 0; c0 < std::min<std::uint64_t>(1000, r0 + 128); c0 += 96)
-      s += std::min<std::uint64_t>(128, 1000 - r0) * std::min<std::uint64_t>(96, 1000 - c0) * 2;
-  EXPECT_EQ(of(closed_form_traffic(w), "standard_qk", Tensor::kS).write, s);
+  const Bytes s = 1000ull * 1000 * 2;
+  const auto t = closed_form_traffic(w);
+  EXPECT_EQ(of(t, "standard_qk", Tensor::kS).write, s);
+  EXPECT_EQ(of(t, "standard_mask", Tensor::kS), (TensorBytes{s, s}));
+  EXPECT_EQ(of(t, "standard_softmax", Tensor::kP).write, s);
+  EXPECT_EQ(of(t, "standard_bwd_mask", Tensor::kDS), (TensorBytes{s, s}));
+  std::vector<std::string> names;
+  for (const auto& l : t) names.push_back(l.kernel_name);
+  EXPECT_EQ(names, (std::vector<std::string>{"standard_qk", "standard_mask", "standard_softmax", "standard_pv",
+                                             "standard_bwd_dp", "standard_bwd_dv", "standard_bwd_softmax",
+                                             "standard_bwd_mask", "standard_bwd_dq", "standard_bwd_dk"}));
+  w.causal = false;  // no mask kernels; every other launch's bytes unchanged
+  const auto n = closed_form_traffic(w);
+  EXPECT_EQ(n.size(), t.size() - 2);
+  EXPECT_EQ(total(n) + 4 * s, total(t));
 }
 
 // GQA: compulsory K/V bytes are those of the KV heads; all-access bytes those of the query heads.
