@@ -67,6 +67,7 @@ struct CheckPoint {
   core::Workload workload;
   std::shared_ptr<const core::DeviceSpec> device;
   std::vector<std::pair<std::string, std::string>> params;  // a sweep point's swept keys and values
+                                                             // (a key a null axis value left unset is absent)
   std::uint64_t index = 0;                                   // a sweep point's index
   bool from_sweep = false;
   std::string status = "pending";  // then ok, mismatch, impossible or skipped
@@ -103,7 +104,8 @@ std::vector<CheckPoint> sweep_points(const std::string& file) {
     c.index = i;
     c.from_sweep = true;
     for (const auto& [k, v] : p.params)
-      if (k != "device" || device_is_axis) c.params.emplace_back(k, config::sweep_value_yaml(v));
+      if ((k != "device" || device_is_axis) && !config::is_unset(v))
+        c.params.emplace_back(k, config::sweep_value_yaml(v));
     if (!p.possible) {
       c.status = "impossible";
       c.reason = p.reason;

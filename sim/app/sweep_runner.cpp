@@ -36,7 +36,12 @@ using Clock = std::chrono::steady_clock;
 io::PointRecord to_record(const config::SweepPoint& p) {
   io::PointRecord r;
   r.index = p.index;
-  for (const auto& [k, v] : p.params) r.params.push_back({k, std::visit([](const auto& x) { return io::Cell{x}; }, v)});
+  // A key a null axis value left unset is absent from the row, as a key the point lacks.
+  for (const auto& [k, v] : p.params)
+    if (const auto* i = std::get_if<std::int64_t>(&v)) r.params.push_back({k, io::Cell{*i}});
+    else if (const auto* d = std::get_if<double>(&v)) r.params.push_back({k, io::Cell{*d}});
+    else if (const auto* b = std::get_if<bool>(&v)) r.params.push_back({k, io::Cell{*b}});
+    else if (const auto* s = std::get_if<std::string>(&v)) r.params.push_back({k, io::Cell{*s}});
   r.config_yaml = p.config_yaml;
   if (!p.possible) {
     r.status = io::kStatusImpossible;

@@ -1,5 +1,6 @@
 #include "sim/config/sweep_expander.h"
 
+#include <set>
 #include <sstream>
 
 #include "sim/config/device_loader.h"
@@ -109,7 +110,8 @@ SweepPoint SweepExpander::point(std::uint64_t index) const {
   for (std::size_t g = 0; g < spec_.groups.size(); ++g)
     for (const auto& a : spec_.groups[g].axes) {
       p.params.emplace_back(a.key, a.values[pos[g]]);
-      env[a.key] = a.values[pos[g]];
+      if (is_unset(a.values[pos[g]])) env.erase(a.key);  // not set: not a known name here
+      else env[a.key] = a.values[pos[g]];
     }
   const auto lookup = [&env](const std::string& n) -> std::optional<std::int64_t> {
     auto it = env.find(n);
@@ -157,12 +159,21 @@ SweepPoint SweepExpander::point(std::uint64_t index) const {
     }
   }
 
-  std::vector<Override> all = spec_.set;
+  // A null axis value unsets its key: no override from the axis, none from set, none in base.
+  std::set<std::string> unset;
   for (const auto& [k, v] : p.params)
-    if (k != "device") all.push_back({k, sweep_value_yaml(v), {"", 0, k}});  // reasons name the key itself
+    if (is_unset(v)) unset.insert(k);
+  std::vector<Override> all;
+  for (const auto& o : spec_.set)
+    if (!unset.count(o.key)) all.push_back(o);
+  for (const auto& [k, v] : p.params)
+    if (k != "device" && !is_unset(v))
+      all.push_back({k, sweep_value_yaml(v), {"", 0, k}});  // reasons name the key itself
   std::vector<Override> wl, dev;
   split_overrides(all, wl, dev);
   YAML::Node node = YAML::Clone(spec_.base);
+  for (const auto& k : unset)
+    if (k.rfind("device.", 0) != 0) node.remove(k);
   YamlReader reader(spec_.file);
   apply_workload_overrides(node, wl, reader);
   if (!reader.has_problems()) p.workload = parse_workload_node(node, reader);

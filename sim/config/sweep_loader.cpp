@@ -19,6 +19,10 @@ namespace {
 const std::set<std::string_view> kWorkloadKeys(core::workload_keys().begin(), core::workload_keys().end());
 const std::set<std::string> kTopKeys = {"name", "device", "set", "base", "axes", "derived", "constraints"};
 
+// Null means "not set" only as an axis value; in base or set the key is simply left out.
+const char* const kNullOutsideAxis =
+    "got nothing (null): leave the key out for its default (null means 'not set' only in an axis list)";
+
 bool is_param_key(const std::string& k) {
   return kWorkloadKeys.count(k) || k == "device" || (k.rfind("device.", 0) == 0 && k.size() > 7);
 }
@@ -89,6 +93,7 @@ class Parser {
     for (const auto& kv : v) {
       const std::string k = kv.first.Scalar();
       if (!seen.insert(k).second) reader_.problem(kv.first, "base." + k, "duplicate key");
+      if (kv.second.IsNull()) reader_.problem(kv.second, "base." + k, kNullOutsideAxis);
       if (kv.second.IsScalar()) known_.insert(k);
     }
     spec_.base = YAML::Clone(v);
@@ -111,12 +116,17 @@ class Parser {
         reader_.problem(kv.first, "set." + k, "unknown key (expected a workload key or device.<path>)");
         continue;
       }
+      if (kv.second.IsNull()) {
+        reader_.problem(kv.second, "set." + k, kNullOutsideAxis);
+        continue;
+      }
       spec_.set.push_back({k, YAML::Dump(kv.second), {reader_.file(), YamlReader::line_of(kv.first), "set." + k}});
       known_.insert(k);
     }
   }
 
   std::optional<SweepValue> scalar(const YAML::Node& n, const std::string& path) {
+    if (n.IsNull()) return SweepValue{std::monostate{}};  // `~` / `null`: the key is not set
     if (!n.IsScalar()) {
       reader_.problem(n, path, "expected a scalar value, got " + YamlReader::node_kind(n));
       return std::nullopt;
@@ -140,6 +150,8 @@ class Parser {
         const std::string element = path + "[" + std::to_string(i) + "]";
         if (auto s = scalar(v[i], element)) {
           out.push_back(*s);
+          if (is_unset(*s) && (path == "axes.device" || path == "axes.zip.device"))
+            reader_.problem(v[i], element, "a device axis needs a preset name at every point, got nothing (null)");
           origins.push_back({reader_.file(), YamlReader::line_of(v[i]), element});
         }
       }
@@ -205,7 +217,8 @@ class Parser {
     std::vector<ValueOrigin> origins;
     SweepAxis a{k, axis_values(v, path, origins), YamlReader::line_of(key_node)};
     for (std::size_t i = 0; i < a.values.size() && i < origins.size(); ++i)
-      axis_values_.push_back({k, sweep_value_yaml(a.values[i]), origins[i]});
+      if (!is_unset(a.values[i]))  // null: nothing to check, the key's default applies
+        axis_values_.push_back({k, sweep_value_yaml(a.values[i]), origins[i]});
     g.axes.push_back(std::move(a));
   }
 
@@ -354,6 +367,7 @@ class Parser {
 }  // namespace
 
 std::string sweep_value_yaml(const SweepValue& v) {
+  if (is_unset(v)) return "~";
   if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
   if (const auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
   if (const auto* d = std::get_if<double>(&v)) {

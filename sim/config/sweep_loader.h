@@ -3,7 +3,8 @@
 // Every value is checked where it is written, by the workload and device loaders' own rules:
 // base + set must be a valid workload, and each axis value must pass its key's checks on its own
 // ("s.yaml:8: axes.block_n[1]: ..."). Combinations of valid values are left to SweepExpander,
-// which records the points they fail as impossible.
+// which records the points they fail as impossible. A null axis value (`~`) leaves its key unset
+// at that point; null in base or set, or as a device preset, is bad input.
 #pragma once
 
 #include <string>

@@ -15,11 +15,15 @@
 
 namespace attnsim::config {
 
-using SweepValue = std::variant<std::int64_t, double, bool, std::string>;
-std::string sweep_value_yaml(const SweepValue& v);  // as YAML scalar text ("128", "true", "h200")
+// std::monostate: YAML null (`~`, `null`) in an axis list, "this key is not set at this point"
+// (the default applies, as if the key were absent from base and set).
+using SweepValue = std::variant<std::int64_t, double, bool, std::string, std::monostate>;
+std::string sweep_value_yaml(const SweepValue& v);  // as YAML scalar text ("128", "true", "h200", "~")
+inline bool is_unset(const SweepValue& v) { return std::holds_alternative<std::monostate>(v); }
 
-// One named parameter and its values. Keys: a workload key ("block_m", "seq"), "device"
-// (a preset name or path), or "device.<path>" (a device override).
+// One named parameter and its values (a null one leaves the key unset at its point). Keys: a
+// workload key ("block_m", "seq"), "device" (a preset name or path), or "device.<path>" (a device
+// override).
 struct SweepAxis {
   std::string key;
   std::vector<SweepValue> values;

@@ -254,6 +254,11 @@ std::vector<BadCase> table_cases() {
        {"sweep_bad_axis_values.yaml:8: axes.block_n[1]: expected a positive integer, got '12.5'",
         "sweep_bad_axis_values.yaml:9: axes.seq[0]: expected a positive integer, got -512",
         "sweep_bad_axis_values.yaml:10: axes.cta_order[0]: unknown value 'column-major' (known: row-major, head-major)"}},
+      // 0 is not a "kernel default" marker for tile keys (a null axis value is): bad input.
+      {"sweep_zero_tile", {"sweep", "{in}/sweep_zero_tile.yaml", "--out", "{tmp}/s.h5"},
+       {"sweep_zero_tile.yaml:9: axes.zip.block_m[1]: expected a positive integer, got 0"}},
+      {"check_zero_tile", {"check", "{in}/sweep_zero_tile.yaml"},
+       {"sweep_zero_tile.yaml:9: axes.zip.block_m[1]: expected a positive integer, got 0"}},
       {"sweep_base_typo", {"sweep", "{in}/sweep_base_typo.yaml", "--out", "{tmp}/s.h5"},
        {"sweep_base_typo.yaml:8: base.blockm: unknown key (did you mean 'block_m'?)"}},
       {"check_base_typo", {"check", "{in}/sweep_base_typo.yaml"}, {"sweep_base_typo.yaml:8: base.blockm"}},

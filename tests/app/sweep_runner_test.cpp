@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -94,6 +95,31 @@ TEST(SweepRunner, MetricComesFromTheRunner) {
   }
   ASSERT_NE(dram, nullptr);
   EXPECT_EQ(std::get<double>(dram->cells[4]), 64.0 * 1000 + 32);  // point 4: block_m 64, block_n 32
+}
+
+// A null axis value leaves the key unset: the row holds what a row lacking the parameter holds
+// (NaN in a numeric column), and the runner gets the workload without the key.
+TEST(SweepRunner, NullAxisValueIsAnUnsetCellInTheTable) {
+  const config::SweepSpec spec = config::SweepLoader::load_text(
+      "device: teaching\nbase:\n  seq: 256\n  head_dim: 32\naxes:\n  zip:\n    kernel: [flash2, standard]\n"
+      "    block_m: [64, ~]\n",
+      "s.yaml");
+  const std::string out = scratch("null") + "/s.h5";
+  const SweepSummary s = run_sweep(spec, out, 1);
+  EXPECT_EQ(s.ok, 2u);
+  const io::ResultsFile f = io::read_results_h5(out);
+  const io::Column* block_m = nullptr;
+  for (const auto& c : f.table)
+    if (c.name == "block_m") block_m = &c;
+  ASSERT_NE(block_m, nullptr);
+  ASSERT_EQ(block_m->cells.size(), 2u);
+  EXPECT_EQ(std::get<double>(block_m->cells[0]), 64.0);
+  EXPECT_TRUE(std::isnan(std::get<double>(block_m->cells[1])));
+  const io::Column* dram = nullptr;
+  for (const auto& c : f.table)
+    if (c.name == "dram__bytes_read.sum") dram = &c;
+  ASSERT_NE(dram, nullptr);
+  EXPECT_EQ(std::get<double>(dram->cells[1]), 0.0);  // fake(): standard's unset block_m/block_n are 0
 }
 
 struct Interrupt {};
