@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "kernels/block_sizes.h"
 #include "sim/app/cli_common.h"
 #include "sim/app/command_line.h"
 #include "sim/app/output_path.h"
@@ -64,7 +65,7 @@ int cmd_run(const Args& args, std::ostream& out) {
   if (vm["json"].as<bool>()) {
     io::write_run_json(result, device, out);
   } else {
-    io::print_run_summary(result, device, out);
+    io::print_run_summary(result, device, out, kernels::block_size_rule(result.workload.kernel));
     if (!out_path.empty()) out << "wrote " << out_path << "\n";
   }
   return 0;

@@ -512,6 +512,18 @@ void LaunchSimulator::report_progress(double now, bool done) const {
 
 core::KernelResult LaunchSimulator::results(double end) {
   for (Sm& sm : sms_) set_warps(sm, sm.warps, end);
+  // Busy cycles of each resource up to `end` (before the final write-back below, which does not
+  // extend the launch), summed over its instances: the inputs of attnsim__bound (core/derived_metrics.h).
+  const double dram_busy = memory_.hbm().busy_cycles();
+  double lsu_busy = 0, smem_busy = 0, tensor_busy = 0, fp32_busy = 0, sfu_busy = 0, issue_busy = 0;
+  for (const Sm& sm : sms_) {
+    lsu_busy += sm.lsu.busy_cycles();
+    smem_busy += sm.smem.busy_cycles();
+    tensor_busy += sm.tensor.busy_cycles();
+    fp32_busy += sm.fp32.busy_cycles();
+    sfu_busy += sm.sfu.busy_cycles();
+    issue_busy += sm.issue.busy_cycles();
+  }
   // Dirty lines count as this launch's DRAM writes unless the device asks for Nsight Compute
   // accounting (l2.count_final_writeback: false), which stops counting when the kernel ends.
   if (device_.l2.count_final_writeback) memory_.flush(end);
@@ -519,6 +531,7 @@ core::KernelResult LaunchSimulator::results(double end) {
 
   core::KernelResult r;
   r.name = launch_.name();
+  r.occupancy_limiter = occupancy_.limiter;
   r.tensors = memory_.traffic();
   const double clock = device_.clock_ghz;
   const double time_ns = device_.cycles_to_ns(end);
@@ -563,6 +576,15 @@ core::KernelResult LaunchSimulator::results(double end) {
   core::set_metric(m, "attnsim__l2_misses", static_cast<double>(c.l2_misses));
   core::set_metric(m, "attnsim__l2_request_bytes", static_cast<double>(c.l2_request_bytes));
   core::set_metric(m, "attnsim__l1_hits", static_cast<double>(c.l1_hits));
+  core::set_metric(m, "attnsim__dram_busy_cycles", dram_busy);
+  core::set_metric(m, "attnsim__l2_busy_cycles", memory_.l2_busy_cycles());
+  core::set_metric(m, "attnsim__dma_busy_cycles", memory_.dma_busy_cycles());
+  core::set_metric(m, "attnsim__lsu_busy_cycles", lsu_busy);
+  core::set_metric(m, "attnsim__smem_busy_cycles", smem_busy);
+  core::set_metric(m, "attnsim__tensor_busy_cycles", tensor_busy);
+  core::set_metric(m, "attnsim__fp32_busy_cycles", fp32_busy);
+  core::set_metric(m, "attnsim__sfu_busy_cycles", sfu_busy);
+  core::set_metric(m, "attnsim__issue_busy_cycles", issue_busy);
   if (record_blocking_ && !blocking_done_.empty()) {
     // pointer_chase: the timed loads are the last `loads` blocking loads (the warm traversal
     // before them is not timed, as in the benchmark).

@@ -175,6 +175,18 @@ inline MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t 
   return {o, at_l2};
 }
 
+double MemorySystem::l2_busy_cycles() const {
+  double busy = 0;
+  for (const BandwidthServer& p : l2_ports_) busy += p.busy_cycles();
+  return busy;
+}
+
+double MemorySystem::dma_busy_cycles() const {
+  double busy = 0;
+  for (const BandwidthServer& e : dma_) busy += e.busy_cycles();
+  return busy;
+}
+
 double MemorySystem::flush(double t) {
   if (!l2_enabled_) return t;
   double done = t;
