@@ -1,6 +1,5 @@
 // A bandwidth server: a resource that moves `bytes_per_cycle` and serves requests in arrival
-// order (a request starts at max(arrival, free time)). No priorities, no preemption. Counts the
-// cycles it has been busy (the sum of every request's service time), for utilisation.
+// order (a request starts at max(arrival, free time)). No priorities, no preemption.
 #pragma once
 
 #include <algorithm>
@@ -18,16 +17,13 @@ class BandwidthServer {
   double serve(double arrival, double units) {
     const double start = std::max(arrival, free_at_);
     free_at_ = start + units * cycles_per_unit_;
-    busy_ += units * cycles_per_unit_;
     return free_at_;
   }
   double free_at() const { return free_at_; }
-  double busy_cycles() const { return busy_; }  // cycles spent serving requests so far
 
  private:
   double cycles_per_unit_ = 0;
   double free_at_ = 0;
-  double busy_ = 0;
 };
 
 }  // namespace attnsim::engine

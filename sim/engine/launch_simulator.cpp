@@ -370,6 +370,7 @@ void LaunchSimulator::advance(std::uint32_t slot, double now) {
         }
         if (!issue_load(slot, now)) return;  // out of credits: a kCredit event resumes us
         s.load_in_progress = false;
+        lsu_bytes_ += static_cast<core::Bytes>(op.rows) * op.row_bytes;
         if (op.async) {
           s.open_group = std::max(s.open_group, s.load_done);
         } else {
@@ -380,6 +381,7 @@ void LaunchSimulator::advance(std::uint32_t slot, double now) {
       }
       case core::OpKind::kStore:
         issue_store(s, op, now);
+        lsu_bytes_ += static_cast<core::Bytes>(op.rows) * op.row_bytes;
         break;
       case core::OpKind::kSharedRead:
       case core::OpKind::kSharedWrite: {
@@ -395,18 +397,22 @@ void LaunchSimulator::advance(std::uint32_t slot, double now) {
       case core::OpKind::kMma: {
         const double flops = 2.0 * op.m * op.n * op.k;
         flops_ += flops;
+        mma_flops_ += flops;
         done = sm.tensor.serve(now, flops);
         break;
       }
       case core::OpKind::kExp:
         flops_ += static_cast<double>(op.count);
+        exp_ops_ += static_cast<double>(op.count);
         done = sm.sfu.serve(now, static_cast<double>(op.count));
         break;
       case core::OpKind::kElementwise:
         flops_ += static_cast<double>(op.count);
+        fp32_ops_ += static_cast<double>(op.count);
         done = sm.fp32.serve(now, static_cast<double>(op.count));
         break;
       case core::OpKind::kIssue:
+        issue_ops_ += static_cast<double>(op.count);
         done = sm.issue.serve(now, static_cast<double>(op.count));
         break;
       case core::OpKind::kBarrier:
@@ -514,16 +520,16 @@ core::KernelResult LaunchSimulator::results(double end) {
   for (Sm& sm : sms_) set_warps(sm, sm.warps, end);
   // Busy cycles of each resource up to `end` (before the final write-back below, which does not
   // extend the launch), summed over its instances: the inputs of attnsim__bound (core/derived_metrics.h).
+  // The SM pipes' busy cycles are the units they served (counted per op) over their rates.
   const double dram_busy = memory_.hbm().busy_cycles();
-  double lsu_busy = 0, smem_busy = 0, tensor_busy = 0, fp32_busy = 0, sfu_busy = 0, issue_busy = 0;
-  for (const Sm& sm : sms_) {
-    lsu_busy += sm.lsu.busy_cycles();
-    smem_busy += sm.smem.busy_cycles();
-    tensor_busy += sm.tensor.busy_cycles();
-    fp32_busy += sm.fp32.busy_cycles();
-    sfu_busy += sm.sfu.busy_cycles();
-    issue_busy += sm.issue.busy_cycles();
-  }
+  auto pipe = [](double units, double per_cycle) { return per_cycle > 0 ? units / per_cycle : 0.0; };
+  const double lsu_busy = pipe(static_cast<double>(lsu_bytes_), device_.sm.load_bytes_per_cycle);
+  const double smem_busy = static_cast<double>(wavefronts_);  // one wavefront per cycle
+  const double tensor_busy = pipe(mma_flops_, device_.sm.tensor_flops_per_cycle);
+  const double fp32_busy = pipe(fp32_ops_, device_.sm.fp32_flops_per_cycle);
+  const double sfu_busy = pipe(exp_ops_, device_.sm.exp_per_cycle);
+  const double issue_busy =
+      pipe(issue_ops_, static_cast<double>(std::max(1u, device_.sm.schedulers_per_sm)) * std::max(1u, device_.sm.warp_size));
   // Dirty lines count as this launch's DRAM writes unless the device asks for Nsight Compute
   // accounting (l2.count_final_writeback: false), which stops counting when the kernel ends.
   if (device_.l2.count_final_writeback) memory_.flush(end);

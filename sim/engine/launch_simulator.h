@@ -148,6 +148,10 @@ class LaunchSimulator {
   std::uint64_t events_ = 0;
   double flops_ = 0;
   std::uint64_t wavefronts_ = 0, bank_conflicts_ = 0;
+  // Units each SM pipe served, summed over SMs (busy cycles = units / rate): MMA FLOP, FP32 and
+  // SFU ops, issued thread instructions, global bytes through the LSU.
+  double mma_flops_ = 0, fp32_ops_ = 0, exp_ops_ = 0, issue_ops_ = 0;
+  core::Bytes lsu_bytes_ = 0;
   std::vector<double> blocking_done_;  // completion times of blocking loads (pointer_chase)
   bool record_blocking_ = false;
   double sample_period_ = 0;           // cycles

@@ -1,13 +1,12 @@
 // The engine's busy-cycle counters (attnsim__*_busy_cycles), the inputs of attnsim__bound: each
-// resource's summed service time, checked against hand-computed service times, and the bound
-// they give (core/derived_metrics.h).
+// resource's summed service time (units served / rate), checked against hand-computed service
+// times, and the bound they give (core/derived_metrics.h).
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "sim/core/derived_metrics.h"
 #include "sim/core/run_result.h"
-#include "sim/engine/bandwidth_server.h"
 #include "sim/engine/engine.h"
 #include "test_launches.h"
 
@@ -25,15 +24,6 @@ double metric(const core::KernelResult& r, const char* name) {
   const core::Metric* m = core::find_metric(r.metrics, name);
   EXPECT_NE(m, nullptr) << name;
   return m ? m->value : -1;
-}
-
-TEST(BandwidthServer, BusyCyclesSumServiceTimesNotIdleGaps) {
-  BandwidthServer s(4.0);  // 4 units per cycle
-  s.serve(0, 8);           // busy 0..2
-  s.serve(10, 4);          // idle 2..10, busy 10..11
-  s.serve(10, 4);          // queued: busy 11..12
-  EXPECT_DOUBLE_EQ(s.busy_cycles(), 4.0);
-  EXPECT_DOUBLE_EQ(s.free_at(), 12.0);
 }
 
 TEST(BusyCycles, HbmChannelTimeOfOneLineWithTheL2Off) {
