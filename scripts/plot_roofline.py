@@ -131,7 +131,8 @@ def main():
     ax.set_xlabel("arithmetic intensity (FLOP per byte moved at that level)")
     ax.set_ylabel("throughput (TFLOP/s)")
     ax.grid(True, which="major", color="0.88", linewidth=0.6)
-    ax.set_title(a.title or f"roofline on {spec.get('name', dev)}: {os.path.basename(a.file)}", fontsize=10)
+    ax.set_title(a.title or res.sweep_title() or f"roofline on {spec.get('name', dev)}: {os.path.basename(a.file)}",
+                 fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
     ar.savefig(fig, a.out)

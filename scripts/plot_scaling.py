@@ -128,7 +128,7 @@ def main():
         ax.grid(True, which="major", color="0.85", linewidth=0.6)
         ax.set_title(ar.label_for(split_key, sv) if sv is not None else "HBM traffic vs N")
         ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2))  # below the x label: clear of the data
-    fig.suptitle(a.title or f"standard vs tiled attention, {os.path.basename(a.file)}", fontsize=11)
+    fig.suptitle(a.title or res.sweep_title() or f"standard vs tiled attention, {os.path.basename(a.file)}", fontsize=11)
     fig.tight_layout()
     ar.savefig(fig, a.out)
     res.close()

@@ -61,6 +61,28 @@ def test_quick_cta_order_keeps_its_point():
         assert abs(head8 - row8) < 0.01 * row8, (row8, head8)  # 8 heads fit in the L2: no difference
 
 
+def test_default_figure_title_is_the_sweeps_name_and_question():
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import attnsim_results as ar
+    with tempfile.TemporaryDirectory() as d:
+        for sweep, want in (("sweep.yaml", "block_size: FlashAttention (Dao et al. 2022, arXiv 2205.14135) Figure 2 middle"),
+                            ("quick.yaml", "block_size (quick): FlashAttention (Dao et al. 2022")):
+            out = os.path.join(d, sweep + ".h5")
+            src = os.path.join(ROOT, "experiments", "block_size", sweep)
+            # One point is enough for the title: keep the file's text, shrink the workload.
+            text = open(src).read().replace("  batch: 64", "  batch: 1").replace("  batch: 2", "  batch: 1")
+            text = text.replace("block_n: [64, 128, 256, 512]", "block_n: [64]")
+            text = text.replace("device.l2.capacity_bytes: [41943040, 0]", "device.l2.capacity_bytes: [0]")
+            path = os.path.join(d, sweep)
+            open(path, "w").write(text)
+            p = subprocess.run([ATTNSIM, "sweep", path, "--out", out], capture_output=True, text=True)
+            assert p.returncode == 0, p.stderr
+            r = ar.Results(out)
+            title = r.sweep_title()
+            r.close()
+            assert title.startswith(want), title
+
+
 if __name__ == "__main__":
     failed = 0
     for name, fn in list(globals().items()):
