@@ -32,4 +32,28 @@ core::Bytes flash1_largest_fitting_sram(core::Bytes limit, std::uint64_t head_di
   return 4 * head_dim * b_c * bytes_per_value;
 }
 
+Flash2Blocks flash2_default_blocks(std::uint64_t head_dim) { return {128, head_dim <= 64 ? 128u : 64u}; }
+
+AttentionBlocks default_attention_blocks(std::string_view kernel, core::Bytes sram_bytes, std::uint64_t head_dim,
+                                         core::Bytes bytes_per_value) {
+  if (kernel == "flash1") {
+    const Flash1Blocks b = flash1_block_sizes(sram_bytes, head_dim, bytes_per_value);
+    return {b.b_r, b.b_c, true};
+  }
+  const Flash2Blocks b = flash2_default_blocks(head_dim);
+  return {b.b_r, b.b_c, false};
+}
+
+std::string block_size_rule(std::string_view kernel) {
+  if (kernel == "flash1")
+    return "flash1 blocks: FlashAttention Algorithm 1 with M = on-chip SRAM in elements (sram_bytes / bytes per "
+           "value; default the device's shared memory per SM, or the largest M whose tiles fit one CTA): "
+           "B_c = ceil(M / 4d), B_r = min(B_c, d); block_m = B_r, block_n = B_c override them";
+  if (kernel == "flash2")
+    return "flash2 blocks: FlashAttention-2's kernel defaults, B_r = 128 query rows, B_c = 128 key/value rows "
+           "(head_dim <= 64) or 64 (head_dim > 64), not derived from M; shared memory per CTA = "
+           "(B_r + 2 B_c (stages - 1)) d x bytes per value; block_m = B_r, block_n = B_c override them";
+  return "";
+}
+
 }  // namespace attnsim::kernels

@@ -1,8 +1,11 @@
-// FlashAttention Algorithm 1 default block sizes from the on-chip SRAM size M (arXiv 2205.14135),
-// and the largest M whose tiles fit a per-CTA shared-memory limit (the flash1 default's fallback).
+// Default block sizes: flash1's from FlashAttention Algorithm 1 and the on-chip SRAM size M (arXiv
+// 2205.14135), with the largest M whose tiles fit a per-CTA shared-memory limit (its fallback);
+// flash2's, FlashAttention-2's kernel defaults. One definition for `run` and `formulas`.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "sim/core/types.h"
 
@@ -28,5 +31,26 @@ core::Bytes flash1_tile_bytes(const Flash1Blocks& b, std::uint64_t head_dim, cor
 // 0 when not even B_c = 1 fits.
 core::Bytes flash1_largest_fitting_sram(core::Bytes limit, std::uint64_t head_dim, core::Bytes bytes_per_value,
                                         bool backward);
+
+// FlashAttention-2's forward kernel defaults (flash_fwd_launch_template.h, sm80 path): B_r = 128
+// query rows; B_c = 128 key/value rows for head_dim <= 64, else 64. M does not enter.
+struct Flash2Blocks {
+  std::uint64_t b_r = 0;
+  std::uint64_t b_c = 0;
+};
+Flash2Blocks flash2_default_blocks(std::uint64_t head_dim);
+
+// The default B_r x B_c of a kernel with attention blocks: flash1's from Algorithm 1 and M
+// (`from_sram`), otherwise FlashAttention-2's defaults.
+struct AttentionBlocks {
+  std::uint64_t b_r = 0, b_c = 0;
+  bool from_sram = false;
+};
+AttentionBlocks default_attention_blocks(std::string_view kernel, core::Bytes sram_bytes, std::uint64_t head_dim,
+                                         core::Bytes bytes_per_value);
+
+// The rule that sets `kernel`'s block sizes (and M, for flash1), one line of text that both
+// `attnsim run` and `attnsim formulas` print; "" for kernels without B_r x B_c blocks.
+std::string block_size_rule(std::string_view kernel);
 
 }  // namespace attnsim::kernels

@@ -3,6 +3,7 @@
 // (batch, head, K/V block) recomputing P, dQ accumulated in fp32 (read-modify-write), convert.
 #include <algorithm>
 
+#include "kernels/block_sizes.h"
 #include "kernels/factories.h"
 #include "kernels/kernel_defaults.h"
 #include "kernels/tensor_layout.h"
@@ -368,8 +369,9 @@ void resolve_backward(core::Workload& w, const core::DeviceSpec& device) {
 
 core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {
   core::Workload w = KernelDefaults::validate_shape(in);
-  if (w.block_m == 0) w.block_m = 128;
-  if (w.block_n == 0) w.block_n = w.head_dim <= 64 ? 128 : 64;
+  const Flash2Blocks defaults = flash2_default_blocks(w.head_dim);
+  if (w.block_m == 0) w.block_m = defaults.b_r;
+  if (w.block_n == 0) w.block_n = defaults.b_c;
   if (w.warps == 0) w.warps = 4;
   if (w.stages == 0) w.stages = 2;
   const core::Bytes tiles = (w.block_m + 2 * w.block_n * std::max<std::uint64_t>(1, w.stages - 1)) * w.head_dim *

@@ -8,6 +8,7 @@ docs/output-paths.md). Runs under /usr/bin/python3 (h5py, numpy, matplotlib with
 import io
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -57,6 +58,38 @@ class Results:
 
     def close(self):
         self.file.close()
+
+    def sweep_title(self):
+        """A figure title from the sweep file: its `name` and its question, the first sentence of the
+        comment that opens the file ("block_size: FlashAttention ... Figure 2 middle ..."); a quick
+        variant's own note (a first paragraph starting "Quick variant") is skipped and "(quick)" added.
+        None for a file without sweep text (`attnsim run --out`)."""
+        text = self.file.attrs.get("sweep_file_text")
+        if text is None:
+            return None
+        text = text.decode() if isinstance(text, bytes) else str(text)
+        head = text.split("\nname:", 1)[0] if "\nname:" in text else ""
+        paragraphs, cur = [], []
+        for line in head.splitlines():
+            if not line.startswith("#"):
+                continue
+            line = line.lstrip("#").strip()
+            if line:
+                cur.append(line)
+            elif cur:
+                paragraphs.append(" ".join(cur))
+                cur = []
+        if cur:
+            paragraphs.append(" ".join(cur))
+        quick = bool(paragraphs) and paragraphs[0].startswith("Quick variant")
+        if quick:
+            paragraphs = paragraphs[1:]
+        m = re.search(r"^\s*name:\s*([^#\n]+)", text, re.M)
+        name = m.group(1).strip() + (" (quick)" if quick else "") if m else None
+        question = re.split(r"\.\s+(?=[A-Z])", paragraphs[0])[0].rstrip(".") if paragraphs else ""
+        if len(question) > 120:
+            question = question[:117].rsplit(" ", 1)[0] + " ..."
+        return ": ".join(x for x in (name, question) if x) or None
 
     def col(self, name, default=np.nan):
         if name in self.table:
@@ -437,4 +470,13 @@ def label_for(key, value):
     if key == "device.l2.capacity_bytes":
         v = float(value)
         return "L2 off (every access reaches HBM)" if v == 0 else f"L2 {v / 2**20:.0f} MiB"
+    if key == "sram_bytes":  # FlashAttention's on-chip size M (flash1's Algorithm 1 blocks)
+        v = float(value)
+        return f"M = {v / 1024:g} KiB" if v % 1024 == 0 else f"M = {v:,.0f} B"
+    if key == "block_m":
+        return f"B_r = block_m = {value}"
+    if key == "block_n":
+        return f"B_c = block_n = {value}"
+    if key in ("seq", "seq_q", "seq_kv"):
+        return f"N = {value}" if key == "seq" else f"{key} = {value}"
     return f"{key} = {value}"

@@ -17,6 +17,16 @@ TENSOR_COLUMNS = ["dram_read", "dram_write", "lts_read", "lts_write", "l1_read",
 # Nsight Compute metric names (docs/metrics.md) and attnsim's own, under the same naming rule.
 KNOWN_METRIC = re.compile(
     r"^(dram__|lts__|gpu__|sm__|launch__|l1tex__|smsp__|attnsim__)[A-Za-z0-9_.]+$")
+# Schema version 2 promises these columns in every results table with an ok row: the longest
+# launch's occupancy (limits, waves, theoretical and achieved, limiter) and the run's rates and bound.
+V2_COLUMNS = ["launch__occupancy_limit_blocks", "launch__occupancy_limit_registers",
+              "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
+              "launch__waves_per_multiprocessor", "sm__maximum_warps_per_active_cycle_pct",
+              "sm__warps_active.avg.pct_of_peak_sustained_active", "attnsim__occupancy_limiter",
+              "attnsim__tflops", "attnsim__pct_peak_flops", "attnsim__dram_gbps", "attnsim__pct_peak_dram",
+              "attnsim__bound"]
+BOUNDS = {"dram", "l2", "smem", "tensor", "issue", "latency"}
+LIMITERS = {"registers", "shared_mem", "warps", "blocks"}
 
 
 def text(v):
@@ -60,6 +70,18 @@ def check(path):
             for k in t:
                 if "__" in k and not KNOWN_METRIC.match(k):
                     problems.append(f"unknown metric column {k}")
+            if int(f.attrs.get("schema_version", 1)) >= 2 and "ok" in status:
+                for c in V2_COLUMNS:
+                    if c not in t:
+                        problems.append(f"missing /table/{c} (schema version 2)")
+                for c, allowed in (("attnsim__bound", BOUNDS), ("attnsim__occupancy_limiter", LIMITERS)):
+                    if c not in t:
+                        continue
+                    for row, (v, s) in enumerate(zip(t[c][()], status)):
+                        v = text(v)
+                        if (s == "ok" and v not in allowed) or (s != "ok" and v != ""):
+                            problems.append(f"/table/{c}[{row}] = {v!r} in a row with status {s}")
+                            break
             for i, s in zip(index, status):
                 g = f"points/{i}"
                 if g not in f:

@@ -47,8 +47,11 @@ def main():
     varying = res.varying_params()
     labels, bars = [], []
     for r in rows:
-        labels.append("\n".join(ar.label_for(k, res.table[k][r]) if k.startswith("device.") else f"{res.table[k][r]}"
-                                for k in varying) or str(res.point_index(r)))
+        # M (sram_bytes) sets only flash1's blocks (kernels/block_sizes.h): not shown for other kernels.
+        uses = [k for k in varying
+                if not (k == "sram_bytes" and res.has("kernel") and str(res.table["kernel"][r]) != "flash1")]
+        labels.append("\n".join(f"{res.table[k][r]}" if k == "kernel" else ar.label_for(k, res.table[k][r])
+                                for k in uses) or str(res.point_index(r)))
         ks = res.kernels(r)
         bars.append([(short(n), (m.get("dram__bytes_read.sum", 0) + m.get("dram__bytes_write.sum", 0)) * a.scale / 1e9,
                       m.get("gpu__time_duration.sum", 0) * a.scale / 1e6) for n, m in ks])

@@ -2,13 +2,16 @@
 """Roofline: arithmetic intensity vs attainable throughput, per memory level (DRAM, L2).
 
     /usr/bin/python3 scripts/plot_roofline.py RESULTS.h5 OUT.{png,svg,pdf}
-        [--device NAME|FILE.yaml] [--label kernel] [--title TEXT]
+        [--device NAME|FILE.yaml] [--label kernel] [--annotate COL[,COL...]|none] [--title TEXT]
 
 Each ok point is placed twice: at its DRAM intensity (attnsim__flops / DRAM bytes read +
 written) and at its L2 intensity (attnsim__flops / lts__t_bytes.sum), both at its achieved
 throughput attnsim__flops / gpu__time_duration.sum. Roofs come from the device preset
 (configs/devices/<device>.yaml, or the 'device' column): compute peak = tensor_flops_per_cycle
-× SM count × clock; DRAM and L2 slopes = hbm.bandwidth_gbps and l2.bandwidth_gbps.
+× SM count × clock; DRAM and L2 slopes = hbm.bandwidth_gbps and l2.bandwidth_gbps. Each point at
+its DRAM intensity is labelled with the swept parameters that vary (except --label): N = seq, "L2 off"
+for device.l2.capacity_bytes = 0, key=value otherwise; a point whose label would overlap an earlier
+one stays unlabelled.
 """
 import argparse
 import os
@@ -35,12 +38,29 @@ def peaks(spec):
     return flops, dram, l2
 
 
+def point_text(res, row, keys):
+    """Short label of a point: N=4096, L2 off, block_n=128, ..."""
+    parts = []
+    for k in keys:
+        v = res.table[k][row]
+        if k == "device.l2.capacity_bytes":
+            if float(v) == 0:
+                parts.append("L2 off")
+        elif k in ("seq", "seq_q", "seq_kv"):
+            parts.append(f"N={v}")
+        else:
+            parts.append(f"{k}={v}")
+    return ", ".join(parts)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file")
     ap.add_argument("out")
     ap.add_argument("--device", help="device preset or YAML (default: the results' device column)")
     ap.add_argument("--label", default="kernel", help="column whose value picks each point's marker")
+    ap.add_argument("--annotate", help="comma-separated columns to label points with (default: the varying "
+                    "parameters except --label; 'none': no labels)")
     ap.add_argument("--title")
     a = ap.parse_args()
 
@@ -89,13 +109,30 @@ def main():
             for i in np.flatnonzero(sel):
                 if np.isfinite(ai_l2[i]) and np.isfinite(ai_dram[i]):
                     ax.plot([ai_l2[i], ai_dram[i]], [perf[i] / 1e12] * 2, color="0.75", linewidth=0.6, zorder=1)
+    if a.annotate == "none":
+        keys = []
+    elif a.annotate:
+        keys = [k for k in a.annotate.split(",") if res.has(k)]
+    else:
+        keys = [k for k in res.varying_params() if k != a.label]
+    placed = []  # log10 positions of the labels so far: a point too close to one stays unlabelled
+    for i in np.flatnonzero(valid) if keys else []:
+        if not np.isfinite(ai_dram[i]):
+            continue
+        x, y = np.log10(ai_dram[i]), np.log10(perf[i] / 1e12)
+        if any(abs(x - px) < 0.25 and abs(y - py) < 0.06 for px, py in placed):
+            continue
+        placed.append((x, y))
+        ax.annotate(point_text(res, i, keys), (ai_dram[i], perf[i] / 1e12), xytext=(4, 3),
+                    textcoords="offset points", fontsize=6, color="0.25", zorder=4)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(lo, hi)
     ax.set_xlabel("arithmetic intensity (FLOP per byte moved at that level)")
     ax.set_ylabel("throughput (TFLOP/s)")
     ax.grid(True, which="major", color="0.88", linewidth=0.6)
-    ax.set_title(a.title or f"roofline on {spec.get('name', dev)}: {os.path.basename(a.file)}", fontsize=10)
+    ax.set_title(a.title or res.sweep_title() or f"roofline on {spec.get('name', dev)}: {os.path.basename(a.file)}",
+                 fontsize=10)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
     ar.savefig(fig, a.out)

@@ -131,7 +131,7 @@ def main():
     ax_t.set_title("runtime vs block size")
     ax_b.legend(fontsize=7.5, loc="upper right")
     ax_t.legend(fontsize=7.5, loc="upper right")
-    fig.suptitle(a.title or f"{kernel} forward, {os.path.basename(a.file)}", fontsize=11)
+    fig.suptitle(a.title or res.sweep_title() or f"{kernel} forward, {os.path.basename(a.file)}", fontsize=11)
     fig.tight_layout()
     ar.savefig(fig, a.out)
     res.close()

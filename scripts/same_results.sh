@@ -9,7 +9,9 @@
 #   17 workloads below (line and block L2 model; h200, a100, teaching, scratchpad; stream,
 #   flash1/2, standard, decode, pointer chase), a few seconds per binary.
 # Prints "same"/"DIFF" per workload; exit 0 when all are the same, 1 when any differs or a run
-# fails, 2 on bad usage.
+# fails, 2 on bad usage. Metrics that only NEW reports (a counter added) do not count as a
+# difference: they are listed after "same" as "+N new metrics: ..."; every metric OLD reports
+# must be in NEW with the same value, and tensors and series must be identical.
 set -uo pipefail
 
 list=""
@@ -66,6 +68,28 @@ kernels_of() {
   printf '%s' "$out" | /usr/bin/python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)["kernels"], sort_keys=True))'
 }
 
+# "same", "same +N new metrics: a, b" or "DIFF" for two kernels arrays (JSON text): NEW may add
+# metrics to a kernel; everything else must be equal.
+compare_kernels() {
+  local fa fb
+  fa="$(mktemp)"
+  fb="$(mktemp)"
+  printf '%s' "$1" >"$fa"
+  printf '%s' "$2" >"$fb"
+  /usr/bin/python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+added = set()
+if len(a) == len(b):
+    for ka, kb in zip(a, b):
+        ma, mb = ka.get("metrics", {}), kb.get("metrics", {})
+        added |= set(mb) - set(ma)
+        kb["metrics"] = {k: v for k, v in mb.items() if k in ma}
+print(("same" + (f" +{len(added)} new metrics: " + ", ".join(sorted(added)) if added else "")) if a == b else "DIFF")
+' "$fa" "$fb"
+  rm -f "$fa" "$fb"
+}
+
 same=0
 differ=0
 while IFS= read -r line; do
@@ -74,8 +98,13 @@ while IFS= read -r line; do
   read -r -a args <<<"$line"
   a="$(kernels_of "$old" "${args[@]}")"
   b="$(kernels_of "$new" "${args[@]}")"
-  if [ "$a" = "$b" ] && [ "${a#FAILED}" = "$a" ]; then
+  verdict="DIFF"
+  if [ "${a#FAILED}" = "$a" ] && [ "${b#FAILED}" = "$b" ]; then
+    verdict="$(compare_kernels "$a" "$b")"
+  fi
+  if [ "${verdict#same}" != "$verdict" ]; then
     echo "same  $line"
+    [ "$verdict" != "same" ] && echo "      ${verdict#same }"
     same=$((same + 1))
   else
     echo "DIFF  $line"

@@ -60,7 +60,9 @@ def main():
         ax.margins(y=0.12)
     axes[1].set_ylim(0, 100)
     axes[0].legend(fontsize=8, loc="upper left")
-    fig.suptitle("CTA rasterization order vs L2 reuse: flash2 forward on h200 (60 MiB L2), N = 8192, d = 128",
+    r0 = int(np.flatnonzero(ok)[0])
+    n, d = ar.param(res, r0, "seq_q"), ar.param(res, r0, "head_dim")
+    fig.suptitle(f"CTA rasterization order vs L2 reuse: flash2 forward on h200 (60 MiB L2), N = {n}, d = {d}",
                  fontsize=10)
     fig.tight_layout()
     ar.savefig(fig, sys.argv[2])

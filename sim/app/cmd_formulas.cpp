@@ -42,10 +42,11 @@ const char* const kUsage =
     "  flash1    FlashAttention-1 loop order (outer loop over key/value blocks of B_c rows,\n"
     "            inner over query blocks of B_r rows; O, m, l re-read and re-written);\n"
     "  flash2    FlashAttention-2 loop order (one CTA per query block of B_r rows).\n"
-    "Block sizes, unless --block-m (B_r) / --block-n (B_c) are given, follow FlashAttention\n"
-    "Algorithm 1 with M = --sram-bytes / bytes per value ELEMENTS (default --sram-bytes 196608 =\n"
-    "192 KiB): B_c = ceil(M / 4d), B_r = min(ceil(M / 4d), d); e.g. d = 64, fp16 -> B_c = 384, B_r = 64.\n"
-    "The same B_r x B_c is used for flash1 and flash2.";
+    "Block sizes, unless --block-m (B_r) / --block-n (B_c) are given, are those `attnsim run` uses:\n"
+    "flash1 follows FlashAttention Algorithm 1 with M = --sram-bytes / bytes per value ELEMENTS\n"
+    "(default --sram-bytes 196608 = 192 KiB): B_c = ceil(M / 4d), B_r = min(ceil(M / 4d), d); e.g.\n"
+    "d = 64, fp16 -> B_c = 384, B_r = 64. flash2 uses FlashAttention-2's kernel defaults, B_r = 128,\n"
+    "B_c = 128 (d <= 64) or 64 (d > 64); M does not enter.";
 
 struct Options {
   std::int64_t seq = 0, seq_q = 0, seq_kv = 0, tile = 0, bytes_per_value = 2;
@@ -184,11 +185,14 @@ Report compute(const Options& o, const po::variables_map& vm) {
   base.pass = o.pass == "fwd" ? core::Pass::kFwd : core::Pass::kFwdBwd;
   base.sram_bytes = static_cast<core::Bytes>(o.sram_bytes);
 
+  // Block sizes as `attnsim run` sets them (kernels/block_sizes.h): flash1 from Algorithm 1 and
+  // M, flash2 from FlashAttention-2's defaults; --block-m / --block-n override both.
   const kernels::Flash1Blocks alg1 =
       kernels::flash1_block_sizes(base.sram_bytes, base.head_dim, base.value_bytes());
   if (!vm.count("block-m") || !vm.count("block-n")) r.algorithm1 = alg1;
-  const std::uint64_t block_m = vm.count("block-m") ? static_cast<std::uint64_t>(o.block_m) : alg1.b_r;
-  const std::uint64_t block_n = vm.count("block-n") ? static_cast<std::uint64_t>(o.block_n) : alg1.b_c;
+  auto given = [&](const char* flag, std::int64_t v, std::uint64_t fallback) {
+    return vm.count(flag) ? static_cast<std::uint64_t>(v) : fallback;
+  };
 
   for (const char* name : {"standard", "flash1", "flash2"}) {
     KernelTraffic k;
@@ -198,8 +202,10 @@ Report compute(const Options& o, const po::variables_map& vm) {
     if (kernels::find_kernel(k.kernel)->gemm_tiles) {
       k.workload.block_m = k.workload.block_n = k.workload.block_k = r.tile;
     } else {
-      k.workload.block_m = block_m;
-      k.workload.block_n = block_n;
+      const kernels::AttentionBlocks b =
+          kernels::default_attention_blocks(k.kernel, base.sram_bytes, base.head_dim, base.value_bytes());
+      k.workload.block_m = given("block-m", o.block_m, b.b_r);
+      k.workload.block_n = given("block-n", o.block_n, b.b_c);
     }
     k.launches = kernels::closed_form_traffic(k.workload);
     if (k.launches.empty()) throw core::SimError("no closed form for kernel '" + k.kernel + "'");
@@ -298,13 +304,17 @@ void write_traffic_text(const Report& r, std::ostream& out) {
           << k.workload.block_k << "\n";
     } else {
       out << "B_r = " << k.workload.block_m << ", B_c = " << k.workload.block_n;
-      if (r.algorithm1) {
+      const bool from_sram = kernels::default_attention_blocks(k.kernel, w.sram_bytes, w.head_dim, w.value_bytes()).from_sram;
+      if (r.algorithm1 && from_sram) {
         out << " (Algorithm 1, M = " << io::TablePrinter::group_thousands(w.sram_bytes) << " B = "
             << io::TablePrinter::group_thousands(w.sram_bytes / w.value_bytes()) << " elements)";
+      } else if (r.algorithm1) {
+        out << " (FlashAttention-2 defaults; M does not enter)";
       }
       out << "\n";
     }
   }
+  for (const char* name : {"flash1", "flash2"}) out << "  " << kernels::block_size_rule(name) << "\n";
   out << "\n";
   std::vector<std::string> header{"tensor"};
   for (const auto& k : r.kernels) {

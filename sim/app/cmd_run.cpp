@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "kernels/registry.h"
+#include "kernels/block_sizes.h"
 #include "sim/app/cli_common.h"
 #include "sim/app/command_line.h"
 #include "sim/app/output_path.h"
@@ -68,7 +69,7 @@ int cmd_run(const Args& args, std::ostream& out) {
   if (vm["json"].as<bool>()) {
     io::write_run_json(result, device, report);
   } else {
-    io::print_run_summary(result, device, report);
+    io::print_run_summary(result, device, report, kernels::block_size_rule(result.workload.kernel));
     if (!out_path.empty()) report << "wrote " << out_path << "\n";
   }
   return 0;

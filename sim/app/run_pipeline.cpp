@@ -5,6 +5,7 @@
 
 #include "kernels/functional.h"
 #include "kernels/registry.h"
+#include "sim/core/derived_metrics.h"
 #include "sim/core/errors.h"
 
 namespace attnsim::app {
@@ -70,6 +71,9 @@ core::RunResult run_workload(const core::Workload& workload, const core::DeviceS
   result.device_name = device.name;
   result.kernels = engine::simulate(device, program, options.engine);
   result.metrics = total_metrics(result.kernels);
+  // TFLOP/s, GB/s, % of peak and busy % per launch and for the run (from the summed counters).
+  for (auto& k : result.kernels) core::add_derived_metrics(k.metrics, device);
+  core::add_derived_metrics(result.metrics, device);
   for (const auto& k : result.kernels) result.tensors += k.tensors;
   if (program.workload.functional) {
     // The schedule on numbers, stored in the workload's dtype (rounding emulated).

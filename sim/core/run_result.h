@@ -46,6 +46,7 @@ struct TimeSeries {
 struct KernelResult {
   std::string name;
   Metrics metrics;
+  std::string occupancy_limiter;  // the binding occupancy limit: "registers", "shared_mem", "warps", "blocks"
   LevelTraffic tensors;
   TimeSeries series;
 };

@@ -83,6 +83,13 @@ class Hbm {
   }
   core::Bytes bytes_read() const { return bytes_read_; }
   core::Bytes bytes_written() const { return bytes_written_; }
+  // Cycles the channels have been busy, summed over channels: every byte occupies its channel
+  // for cycles_per_byte (reads) or write_cycles_per_byte (writes), so the sum follows from the
+  // byte totals.
+  double busy_cycles() const {
+    return static_cast<double>(bytes_read_) * cycles_per_byte_ +
+           static_cast<double>(bytes_written_) * write_cycles_per_byte_;
+  }
   std::uint32_t channels() const { return static_cast<std::uint32_t>(free_.size()); }
 
  private:

@@ -180,6 +180,7 @@ double LaunchSimulator::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, const co
       }
       if (!access_.load(slot, s, sm, now)) return -1;
       s.load_in_progress = false;
+      stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
       if (op.async) {
         s.open_group = std::max(s.open_group, s.load_done);
       } else {
@@ -190,6 +191,7 @@ double LaunchSimulator::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, const co
     }
     case core::OpKind::kStore:
       access_.store(s.sm, sm, op, now);
+      stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
       break;
     case core::OpKind::kSharedRead:
     case core::OpKind::kSharedWrite: {
@@ -205,18 +207,22 @@ double LaunchSimulator::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, const co
     case core::OpKind::kMma: {
       const double flops = 2.0 * op.m * op.n * op.k;
       stats_.flops += flops;
+      stats_.mma_flops += flops;
       done = sm.tensor.serve(now, flops);
       break;
     }
     case core::OpKind::kExp:
       stats_.flops += static_cast<double>(op.count);
+      stats_.exp_ops += static_cast<double>(op.count);
       done = sm.sfu.serve(now, static_cast<double>(op.count));
       break;
     case core::OpKind::kElementwise:
       stats_.flops += static_cast<double>(op.count);
+      stats_.fp32_ops += static_cast<double>(op.count);
       done = sm.fp32.serve(now, static_cast<double>(op.count));
       break;
     case core::OpKind::kIssue:
+      stats_.issue_ops += static_cast<double>(op.count);
       done = sm.issue.serve(now, static_cast<double>(op.count));
       break;
     case core::OpKind::kBarrier:
@@ -265,8 +271,25 @@ void LaunchSimulator::report_progress(double now, bool done) const {
   options_.progress(p);
 }
 
+BusyCycles LaunchSimulator::busy_cycles() const {
+  auto pipe = [](double units, double per_cycle) { return per_cycle > 0 ? units / per_cycle : 0.0; };
+  const core::SmSpec& sm = device_.sm;
+  BusyCycles b;
+  b.dram = memory_.hbm().busy_cycles();
+  b.l2 = memory_.l2_busy_cycles();
+  b.dma = memory_.dma_busy_cycles();
+  b.lsu = pipe(static_cast<double>(stats_.lsu_bytes), sm.load_bytes_per_cycle);
+  b.smem = static_cast<double>(stats_.wavefronts);  // one wavefront per cycle
+  b.tensor = pipe(stats_.mma_flops, sm.tensor_flops_per_cycle);
+  b.fp32 = pipe(stats_.fp32_ops, sm.fp32_flops_per_cycle);
+  b.sfu = pipe(stats_.exp_ops, sm.exp_per_cycle);
+  b.issue = pipe(stats_.issue_ops, static_cast<double>(std::max(1u, sm.schedulers_per_sm)) * std::max(1u, sm.warp_size));
+  return b;
+}
+
 core::KernelResult LaunchSimulator::results(double end) {
   for (Sm& sm : sms_) sm.set_warps(sm.warps, end);
+  const BusyCycles busy = busy_cycles();
   // Dirty lines count as this launch's DRAM writes unless the device asks for Nsight Compute
   // accounting (l2.count_final_writeback: false), which stops counting when the kernel ends.
   if (device_.l2.count_final_writeback) memory_.flush(end);
@@ -274,6 +297,7 @@ core::KernelResult LaunchSimulator::results(double end) {
 
   core::KernelResult r;
   r.name = launch_.name();
+  r.occupancy_limiter = scheduler_.occupancy().limiter;
   r.tensors = memory_.traffic();
   LaunchTotals t;
   t.stats = stats_;
@@ -288,6 +312,7 @@ core::KernelResult LaunchSimulator::results(double end) {
   }
   t.max_warps_per_sm = device_.sm.max_warps_per_sm ? device_.sm.max_warps_per_sm : 1;
   t.occupancy = scheduler_.occupancy();
+  t.busy = busy;
   t.shape = shape_;
   t.ctas = scheduler_.num_ctas();
   t.waves = scheduler_.waves(static_cast<std::uint32_t>(sms_.size()));

@@ -57,6 +57,7 @@ class LaunchSimulator {
   }
   void report_progress(double now, bool done) const;  // calls options_.progress
   [[noreturn]] void stall(const std::string& why, double now) const;
+  BusyCycles busy_cycles() const;
   core::KernelResult results(double end);
 
   const core::DeviceSpec& device_;

@@ -71,6 +71,15 @@ void write_metrics(const LaunchTotals& t, core::Metrics& m) {
   core::set_metric(m, "attnsim__l2_misses", static_cast<double>(c.l2_misses));
   core::set_metric(m, "attnsim__l2_request_bytes", static_cast<double>(c.l2_request_bytes));
   core::set_metric(m, "attnsim__l1_hits", static_cast<double>(c.l1_hits));
+  core::set_metric(m, "attnsim__dram_busy_cycles", t.busy.dram);
+  core::set_metric(m, "attnsim__l2_busy_cycles", t.busy.l2);
+  core::set_metric(m, "attnsim__dma_busy_cycles", t.busy.dma);
+  core::set_metric(m, "attnsim__lsu_busy_cycles", t.busy.lsu);
+  core::set_metric(m, "attnsim__smem_busy_cycles", t.busy.smem);
+  core::set_metric(m, "attnsim__tensor_busy_cycles", t.busy.tensor);
+  core::set_metric(m, "attnsim__fp32_busy_cycles", t.busy.fp32);
+  core::set_metric(m, "attnsim__sfu_busy_cycles", t.busy.sfu);
+  core::set_metric(m, "attnsim__issue_busy_cycles", t.busy.issue);
   if (t.cycles_per_load) core::set_metric(m, "attnsim__cycles_per_load", *t.cycles_per_load);
 }
 

@@ -175,6 +175,20 @@ inline MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t 
   return {o, at_l2};
 }
 
+double MemorySystem::l2_busy_cycles() const {
+  // Every L2 request occupies its partition's port for its sector bytes at the per-partition rate
+  // (l2_request), and l2_request_bytes sums those bytes.
+  if (l2_ports_.empty() || !l2_enabled_) return 0;
+  const double per_port = device_.gbps_to_bytes_per_cycle(device_.l2.bandwidth_gbps) / l2_.partitions();
+  return per_port > 0 ? static_cast<double>(counters_.l2_request_bytes) / per_port : 0;
+}
+
+double MemorySystem::dma_busy_cycles() const {
+  // Scratchpad: every HBM byte read or written also passes one DMA engine (read_impl, write).
+  if (!scratchpad_ || device_.scratchpad.dma_bytes_per_cycle <= 0) return 0;
+  return static_cast<double>(hbm_.bytes_read() + hbm_.bytes_written()) / device_.scratchpad.dma_bytes_per_cycle;
+}
+
 double MemorySystem::flush(double t) {
   if (!l2_enabled_) return t;
   double done = t;

@@ -73,6 +73,8 @@ class MemorySystem {
   const MemoryCounters& counters() const { return counters_; }
   core::LevelTraffic& traffic() { return traffic_; }
   const Hbm& hbm() const { return hbm_; }
+  double l2_busy_cycles() const;   // summed over the partitions' ports
+  double dma_busy_cycles() const;  // scratchpad: summed over the DMA engines
 
  private:
   double dma(double t, std::uint32_t core, core::Bytes bytes);

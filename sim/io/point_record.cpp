@@ -4,11 +4,16 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "sim/core/derived_metrics.h"
+
 namespace attnsim::io {
 
 namespace {
 
-constexpr const char* kMagic = "attnsim-point-v1";
+// v2 adds each kernel's occupancy limiter after its series; v1 records are still read (the
+// limiter then follows from the kernel's launch__occupancy_limit_* metrics).
+constexpr const char* kMagic = "attnsim-point-v2";
+constexpr const char* kMagicV1 = "attnsim-point-v1";
 
 class Encoder {
  public:
@@ -151,6 +156,7 @@ std::string serialize_point(const PointRecord& p) {
         e.u(col.size());
         for (double v : col) e.d(v);
       }
+      e.str(k.occupancy_limiter);
     }
     put_metrics(e, r.metrics);
     put_traffic(e, r.tensors);
@@ -164,7 +170,9 @@ std::string serialize_point(const PointRecord& p) {
 
 PointRecord parse_point(const std::string& text) {
   Decoder d(text);
-  if (d.str() != kMagic) d.fail();
+  const std::string magic = d.str();
+  if (magic != kMagic && magic != kMagicV1) d.fail();
+  const bool v1 = magic == kMagicV1;
   PointRecord p;
   p.index = d.u();
   p.status = d.str();
@@ -197,6 +205,7 @@ PointRecord parse_point(const std::string& text) {
         for (auto& v : col) v = d.d();
         k.series.columns.push_back(std::move(col));
       }
+      k.occupancy_limiter = v1 ? core::occupancy_limiter_of(k.metrics) : d.str();
     }
     r.metrics = get_metrics(d);
     r.tensors = get_traffic(d);

@@ -8,7 +8,7 @@
 
 namespace attnsim::io {
 
-inline constexpr std::int64_t kSchemaVersion = 1;
+inline constexpr std::int64_t kSchemaVersion = 2;  // 2: occupancy, rate and bound columns (docs/hdf5-schema.md)
 
 struct Provenance {
   std::string attnsim_version;

@@ -1,5 +1,6 @@
 #include "sim/io/run_json.h"
 
+#include "sim/core/derived_metrics.h"
 #include "sim/io/json_writer.h"
 #include "sim/io/workload_fields.h"
 
@@ -16,11 +17,21 @@ void write_fields(JsonWriter& j, const Fields& fields) {
   j.end_object();
 }
 
-void write_metrics(JsonWriter& j, const core::Metrics& metrics) {
+// The metrics, then the text-valued derived ones: attnsim__bound and, for a launch, its
+// attnsim__occupancy_limiter (empty `limiter`: none).
+void write_metrics(JsonWriter& j, const core::Metrics& metrics, const std::string& limiter = "") {
   j.begin_object();
   for (const auto& m : metrics) {
     j.key(m.name);
     j.value(m.value);
+  }
+  if (const std::string bound = core::bound_of(metrics); !bound.empty()) {
+    j.key("attnsim__bound");
+    j.value(bound);
+  }
+  if (!limiter.empty()) {
+    j.key("attnsim__occupancy_limiter");
+    j.value(limiter);
   }
   j.end_object();
 }
@@ -68,7 +79,7 @@ void write_run_json(const core::RunResult& result, const core::DeviceSpec& devic
     j.key("name");
     j.value(k.name);
     j.key("metrics");
-    write_metrics(j, k.metrics);
+    write_metrics(j, k.metrics, k.occupancy_limiter);
     j.key("tensors");
     write_tensors(j, k.tensors);
     j.end_object();

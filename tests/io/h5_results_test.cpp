@@ -112,7 +112,7 @@ TEST(H5Results, H5pyReadsSchemaWithoutAttnsimCode) {
                            "assert m[0]['value'] == 4096*64\n"
                            "s = p['series/time_ns'][()]\n"
                            "assert list(s) == [0, 100, 200, 64000+16, 64100+16, 64200+16], s\n"
-                           "assert f.attrs['schema_version'] == 1 and f.attrs['complete'] == 1\n";
+                           "assert f.attrs['schema_version'] == 2 and f.attrs['complete'] == 1\n";
   EXPECT_EQ(std::system(("/usr/bin/python3 " + script + " " + path).c_str()), 0);
 }
 

@@ -29,6 +29,33 @@ TEST(PointRecord, RoundTripKeepsEveryValueExactly) {
   EXPECT_EQ(serialize_point(q), serialize_point(p));
 }
 
+TEST(PointRecord, KeepsEachKernelsOccupancyLimiter) {
+  PointRecord p = testing::ok_point(2, 64);
+  p.result->kernels[1].occupancy_limiter = "warps";
+  const PointRecord q = parse_point(serialize_point(p));
+  EXPECT_EQ(q.result->kernels[0].occupancy_limiter, "shared_mem");
+  EXPECT_EQ(q.result->kernels[1].occupancy_limiter, "warps");
+}
+
+TEST(PointRecord, VersionOneRecordsDeriveTheLimiterFromTheLimits) {
+  // A record as version 1 wrote it: no limiter after each kernel's series.
+  PointRecord p = testing::ok_point(2, 64);
+  for (auto& k : p.result->kernels) {
+    core::set_metric(k.metrics, "launch__occupancy_limit_warps", 8);
+    core::set_metric(k.metrics, "launch__occupancy_limit_blocks", 32);
+  }
+  std::string s = serialize_point(p);
+  const std::string v2 = "16:attnsim-point-v2\n", limiter = "\n10:shared_mem\n";
+  ASSERT_EQ(s.rfind(v2, 0), 0u);
+  s.replace(0, v2.size(), "16:attnsim-point-v1\n");
+  for (std::size_t at; (at = s.find(limiter)) != std::string::npos;) s.replace(at, limiter.size(), "\n");
+  const PointRecord q = parse_point(s);
+  ASSERT_TRUE(q.result);
+  // Limits: registers 2, shared_mem 1, warps 8, blocks 32: shared memory binds.
+  EXPECT_EQ(q.result->kernels[0].occupancy_limiter, "shared_mem");
+  EXPECT_EQ(q.result->kernels[1].name, "flash2_bwd");
+}
+
 TEST(PointRecord, TruncatedRecordIsRejected) {
   const std::string s = serialize_point(testing::ok_point(1, 32));
   EXPECT_THROW(parse_point(s.substr(0, s.size() - 3)), std::runtime_error);

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Every experiment with figures has a quick variant (experiments/<name>/quick.yaml, run by
+scripts/run.sh experiments/<name> --quick) with the same axes and number of points as its sweep.yaml
+(so the figure scripts' point indices hold), and the quick cta_order sweep keeps its point:
+head-major reads far more HBM bytes than row-major once K + V exceed the L2.
+Run: ATTNSIM=build/attnsim /usr/bin/python3 scripts/tests/test_quick_experiments.py"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ATTNSIM = os.path.abspath(os.environ.get("ATTNSIM", os.path.join(ROOT, "build", "attnsim")))
+
+
+def experiments_with_figures():
+    return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(ROOT, "experiments", "*", "figures.sh")))
+
+
+def test_every_experiment_with_figures_has_a_matching_quick_yaml():
+    exps = experiments_with_figures()
+    assert len(exps) >= 7, exps
+    for e in exps:
+        q = os.path.join(e, "quick.yaml")
+        assert os.path.exists(q), q
+        full, quick = yaml.safe_load(open(os.path.join(e, "sweep.yaml"))), yaml.safe_load(open(q))
+        assert full.get("name") == quick.get("name"), e
+        assert list(full["axes"]) == list(quick["axes"]), e
+        for k, v in full["axes"].items():
+            if k == "zip":
+                assert list(v) == list(quick["axes"]["zip"]), e
+                assert [len(x) for x in v.values()] == [len(x) for x in quick["axes"]["zip"].values()], e
+            elif isinstance(v, list):
+                assert len(v) == len(quick["axes"][k]), (e, k)
+        assert open(q).read().startswith("# Quick variant of experiments/"), q
+
+
+def test_run_sh_knows_quick():
+    text = open(os.path.join(ROOT, "scripts", "run.sh")).read()
+    assert '"--quick"' in text and "quick.yaml" in text
+
+
+def test_quick_cta_order_keeps_its_point():
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "q.h5")
+        p = subprocess.run([ATTNSIM, "sweep", os.path.join(ROOT, "experiments", "cta_order", "quick.yaml"),
+                            "--out", out, "-j", "2"], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        t = h5py.File(out, "r")["table"]
+        heads, order = t["heads"][()], t["cta_order"].asstr()[()]
+        dram = t["dram__bytes_read.sum"][()] + t["dram__bytes_write.sum"][()]
+        row = dram[(heads == 32) & (order == "row-major")][0]
+        head = dram[(heads == 32) & (order == "head-major")][0]
+        assert head > 2 * row, (row, head)
+        row8 = dram[(heads == 8) & (order == "row-major")][0]
+        head8 = dram[(heads == 8) & (order == "head-major")][0]
+        assert abs(head8 - row8) < 0.01 * row8, (row8, head8)  # 8 heads fit in the L2: no difference
+
+
+def test_default_figure_title_is_the_sweeps_name_and_question():
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    import attnsim_results as ar
+    with tempfile.TemporaryDirectory() as d:
+        for sweep, want in (("sweep.yaml", "block_size: FlashAttention (Dao et al. 2022, arXiv 2205.14135) Figure 2 middle"),
+                            ("quick.yaml", "block_size (quick): FlashAttention (Dao et al. 2022")):
+            out = os.path.join(d, sweep + ".h5")
+            src = os.path.join(ROOT, "experiments", "block_size", sweep)
+            # One point is enough for the title: keep the file's text, shrink the workload.
+            text = open(src).read().replace("  batch: 64", "  batch: 1").replace("  batch: 2", "  batch: 1")
+            text = text.replace("block_n: [64, 128, 256, 512]", "block_n: [64]")
+            text = text.replace("device.l2.capacity_bytes: [41943040, 0]", "device.l2.capacity_bytes: [0]")
+            path = os.path.join(d, sweep)
+            open(path, "w").write(text)
+            p = subprocess.run([ATTNSIM, "sweep", path, "--out", out], capture_output=True, text=True)
+            assert p.returncode == 0, p.stderr
+            r = ar.Results(out)
+            title = r.sweep_title()
+            r.close()
+            assert title.startswith(want), title
+
+
+if __name__ == "__main__":
+    failed = 0
+    for name, fn in list(globals().items()):
+        if name.startswith("test_") and callable(fn):
+            try:
+                fn()
+                print("ok  ", name)
+            except AssertionError as e:
+                failed += 1
+                print("FAIL", name, e)
+    sys.exit(1 if failed else 0)
