@@ -35,14 +35,14 @@ def peaks(spec):
     return flops, dram, l2
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file")
     ap.add_argument("out")
     ap.add_argument("--device", help="device preset or YAML (default: the results' device column)")
     ap.add_argument("--label", default="kernel", help="column whose value picks each point's marker")
     ap.add_argument("--title")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
 
     res = ar.Results(a.file)
     ok = res.ok()

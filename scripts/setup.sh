@@ -10,7 +10,8 @@ packages=(
   libhdf5-dev
   libgtest-dev googletest
   libbenchmark-dev
-  python3-h5py python3-matplotlib python3-numpy
+  python3-h5py python3-matplotlib python3-numpy python3-pandas python3-pytest python3-yaml
+  pybind11-dev python3-dev
   libopenmpi-dev openmpi-bin
 )
 
