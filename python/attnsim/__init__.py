@@ -203,6 +203,7 @@ def read(path):
         df = pd.DataFrame({c: _decode(g[c][()]) for c in _ordered_names(g)})
         df.attrs.update({k: (v.decode() if isinstance(v, bytes) else v.item() if hasattr(v, "item") else v)
                          for k, v in f.attrs.items()})
+    df.attrs["path"] = os.fspath(path)
     return df
 
 
