@@ -267,6 +267,8 @@ def read_point(path, index):
 def cli(*args):
     """Runs ``attnsim ARGS...`` in this process; returns its standard output. A non-zero exit code
     that is not an error (``check`` finding a mismatch: 1) is returned as ``(code, text)``."""
+    if args and str(args[0]) == "sweep":
+        raise ConfigError("cli: use attnsim.sweep() for sweeps (the command's MPI set-up is not for a Python process)")
     code, text = _core.cli([str(a) for a in args])
     return text if code == 0 else (code, text)
 

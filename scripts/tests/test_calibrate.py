@@ -26,7 +26,6 @@ def write(path, doc):
     return path
 
 
-
 def test_calibrate(check):
     with tempfile.TemporaryDirectory() as d:
         # Two chase and three stream points of the reference layout, measured values still unknown (1.0).

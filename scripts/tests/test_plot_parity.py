@@ -55,7 +55,6 @@ def is_png(path):
         return f.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
-
 def test_plot_parity(check):
     with tempfile.TemporaryDirectory() as tmp:
         h5 = os.path.join(tmp, "report.h5")

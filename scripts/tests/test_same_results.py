@@ -25,7 +25,6 @@ def executable(path, text):
     return path
 
 
-
 def test_same_results(check):
     with tempfile.TemporaryDirectory() as d:
         workloads = os.path.join(d, "workloads.txt")
