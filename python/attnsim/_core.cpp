@@ -201,6 +201,13 @@ PYBIND11_MODULE(_core, m) {
   m.def("sweep", &sweep, py::arg("spec_path"), py::arg("spec_text"), py::arg("spec_name"), py::arg("out"),
         py::arg("jobs"), py::arg("progress"), py::arg("resume"), py::arg("command_line"));
   m.def("cli", &cli, py::arg("argv"));
+  // For the tests of the exception mapping above (a SimError cannot be provoked by input).
+  m.def("_throw", [](const std::string& kind, const std::string& message) {
+    if (kind == "config") throw core::ConfigError(core::ConfigProblem{"f.yaml", 3, "key.path", message});
+    if (kind == "sim") throw core::SimError(message);
+    if (kind == "option") throw boost::program_options::error(message);
+    throw std::runtime_error(message);
+  });
   m.def("device_presets", &config::device_preset_names);
   m.def("kernel_names", &config::known_kernel_names);
   m.def("device_yaml", [](const std::string& name, const std::vector<std::string>& sets) {

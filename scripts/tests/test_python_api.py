@@ -165,6 +165,18 @@ def test_errors_carry_the_cli_messages(attnsim, attnsim_bin, check, tmp_path):
         attnsim.read(tmp_path / "w.yaml")
 
 
+def test_exception_mapping(attnsim):
+    # The C++ exceptions as main() maps them to exit codes: ConfigError and option errors (2) ->
+    # attnsim.ConfigError, SimError (3) -> attnsim.SimulationError, with their messages.
+    with pytest.raises(attnsim.ConfigError, match=r"^f\.yaml:3: key\.path: bad$"):
+        attnsim._core._throw("config", "bad")
+    with pytest.raises(attnsim.ConfigError, match="^unknown option$"):
+        attnsim._core._throw("option", "unknown option")
+    with pytest.raises(attnsim.SimulationError, match="^engine stuck$") as e:
+        attnsim._core._throw("sim", "engine stuck")
+    assert isinstance(e.value, RuntimeError) and not isinstance(e.value, attnsim.ConfigError)
+
+
 def test_small_commands_equal_the_cli(attnsim, attnsim_bin, check):
     check(attnsim.formulas(seq=1024, head_dim=64, heads=2) ==
           cli_json(attnsim_bin, "formulas", "--seq", 1024, "--tile", 64, "--head-dim", 64, "--heads", 2), "formulas()")
