@@ -35,10 +35,28 @@ def _decode(values):
     return values
 
 
+# DataFrames handed to the figure scripts by attnsim.plot (docs/python.md), by token.
+_FRAMES = {}
+
+
+def register_frame(df):
+    """A name under which Results(name) reads `df` (a pandas DataFrame of a results table, as
+    attnsim.sweep / attnsim.read return it) instead of a file."""
+    token = f"<DataFrame {len(_FRAMES) + 1}>"
+    _FRAMES[token] = df
+    return token
+
+
 class Results:
-    """One results file: the /table columns, and lazy access to /points/<i>."""
+    """One results file: the /table columns, and lazy access to /points/<i>. `path` may also be a
+    pandas DataFrame of the table (or register_frame's name for one): its /points come from the
+    file in df.attrs["path"] when it names one, else the per-point data is empty."""
 
     def __init__(self, path):
+        frame = _FRAMES.get(path) if isinstance(path, str) else path
+        if frame is not None and not isinstance(frame, (str, os.PathLike)):
+            self._from_frame(path if isinstance(path, str) else "<DataFrame>", frame)
+            return
         self.path = path
         self.file = h5py.File(path, "r")
         if "table" not in self.file:
@@ -56,8 +74,17 @@ class Results:
         self.table = {c: _decode(grp[c][()]) for c in self.columns}
         self.rows = len(self.table[self.columns[0]]) if self.columns else 0
 
+    def _from_frame(self, name, df):
+        self.path = name
+        source = df.attrs.get("path")
+        self.file = h5py.File(source, "r") if source and os.path.exists(source) else {}
+        self.columns = [str(c) for c in df.columns]
+        self.table = {c: _decode(df[c].to_numpy()) for c in self.columns}
+        self.rows = len(df)
+
     def close(self):
-        self.file.close()
+        if hasattr(self.file, "close"):
+            self.file.close()
 
     def sweep_title(self):
         """A figure title from the sweep file: its `name` and its question, the first sentence of the

@@ -30,7 +30,7 @@ def short(name):
     return name
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file")
     ap.add_argument("out")
@@ -38,7 +38,7 @@ def main():
     ap.add_argument("--scale-label", default="")
     ap.add_argument("--reference", action="append", default=[])
     ap.add_argument("--title")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
 
     res = ar.Results(a.file)
     rows = [r for r in range(res.rows) if res.ok()[r]]

@@ -67,7 +67,7 @@ def _num(v):
         return None
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file")
     ap.add_argument("out")
@@ -76,7 +76,7 @@ def main():
     ap.add_argument("--select", action="append")
     ap.add_argument("--metric", choices=["theoretical", "achieved", "time"], default="theoretical")
     ap.add_argument("--title")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
 
     res = ar.Results(a.file)
     varying = res.varying_params()

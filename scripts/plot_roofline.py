@@ -53,7 +53,7 @@ def point_text(res, row, keys):
     return ", ".join(parts)
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file")
     ap.add_argument("out")
@@ -62,7 +62,7 @@ def main():
     ap.add_argument("--annotate", help="comma-separated columns to label points with (default: the varying "
                     "parameters except --label; 'none': no labels)")
     ap.add_argument("--title")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
 
     res = ar.Results(a.file)
     ok = res.ok()

@@ -53,7 +53,7 @@ def sram_elements(res, row, override, bpv):
         return None
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file")
     ap.add_argument("out")
@@ -62,7 +62,7 @@ def main():
     ap.add_argument("--split", default=None, help="one panel per value of this column")
     ap.add_argument("--sram-bytes", type=float, default=None)
     ap.add_argument("--title")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
 
     res = ar.Results(a.file)
     x_key = a.x or next((k for k in ("seq_q", "seq", "seq_kv") if res.has(k)), None)

@@ -27,7 +27,7 @@ LEVEL_NAMES = {"dram_gbps": ("DRAM (HBM)", ("hbm", "bandwidth_gbps")), "lts_gbps
                "l1_gbps": ("L1", None), "smem_gbps": ("shared memory", None)}
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file")
     ap.add_argument("out")
@@ -37,7 +37,7 @@ def main():
     ap.add_argument("--smooth", type=int, default=None,
                     help="moving average over this many samples (default: about 1/150 of the run; 1 = raw)")
     ap.add_argument("--title")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
 
     res = ar.Results(a.file)
     if a.row is not None:

@@ -50,14 +50,14 @@ def closed_form_bytes(res, row):
     return float(j[kernel]["total"])
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file")
     ap.add_argument("out")
     ap.add_argument("--x", help="block-size column (default: block_n if it varies, else block_m)")
     ap.add_argument("--group", help="one line per value of this column")
     ap.add_argument("--title")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
 
     res = ar.Results(a.file)
     varying = res.varying_params()

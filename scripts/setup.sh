@@ -11,7 +11,8 @@ packages=(
   libgtest-dev googletest
   nlohmann-json3-dev
   libbenchmark-dev
-  python3-h5py python3-matplotlib python3-numpy
+  python3-h5py python3-matplotlib python3-numpy python3-pandas python3-pytest python3-yaml
+  pybind11-dev python3-dev
   libopenmpi-dev openmpi-bin
 )
 

@@ -36,11 +36,11 @@ def cell(v):
     return str(v)
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file")
     ap.add_argument("--all-params", action="store_true", help="show every parameter column, not only the varying ones")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     try:
         res = ar.Results(a.file)
     except (OSError, SystemExit) as e:

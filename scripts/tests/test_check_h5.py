@@ -45,7 +45,8 @@ def run_check(path):
     return subprocess.run([sys.executable, CHECK, path], capture_output=True, text=True)
 
 
-def main():
+def run_checks():
+    """Every check of this file; prints FAIL lines; returns 0 when all passed."""
     failures = []
     with tempfile.TemporaryDirectory() as d:
         cases = [("valid", {}, 0), ("missing git_revision", {"drop_attr": "git_revision"}, 1),
@@ -78,5 +79,9 @@ def main():
     return 1 if failures else 0
 
 
+def test_check_h5():
+    assert run_checks() == 0, "failed checks: the FAIL lines in the captured output"
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(1 if run_checks() else 0)

@@ -166,7 +166,8 @@ def check_real_file(tmp):
     return failures
 
 
-def main():
+def run_checks():
+    """Every check of this file; prints FAIL lines; returns 0 when all passed."""
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         h5 = os.path.join(tmp, "synthetic.h5")
@@ -220,5 +221,9 @@ def main():
     return 1 if failures else 0
 
 
+def test_figures():
+    assert run_checks() == 0, "failed checks: the FAIL lines in the captured output"
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(1 if run_checks() else 0)

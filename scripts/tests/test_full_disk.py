@@ -21,15 +21,6 @@ from sweep_tables import ROOT, binary, differences, fresh_dir, journaled, run, w
 
 SHIM_NAME = "libattnsim_enospc_shim.so"
 NOSPACE = "cannot write: no space left on device"
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
 def full_disk_env(directory, budget, log=None):
     """The environment of a process whose disk under `directory` holds `budget` more bytes."""
     env = dict(os.environ)
@@ -96,7 +87,7 @@ def check_h5(path):
     return r.returncode, (r.stdout + r.stderr).strip()[-300:]
 
 
-def check_refusal(r, target, what):
+def check_refusal(check, r, target, what):
     """Exit 2, the message naming `target`, and the shim really refused a write."""
     check(r.returncode == 2, f"{what}: exit 2 (rc {r.returncode}) {r.stderr.strip()[-400:]}")
     check(f"{target}: {NOSPACE}" in r.stderr, f"{what}: message names {os.path.basename(target)}")
@@ -105,7 +96,7 @@ def check_refusal(r, target, what):
           f"{what}: no HDF5 diagnostics or crash on stderr")
 
 
-def test_run(att, tmp):
+def run_case(check, att, tmp):
     d = fresh_dir(tmp, "run")
     out = os.path.join(d, "out.h5")
     cmd = [att, "run", "--device", "teaching", "--kernel", "flash2", "--set", "seq=512", "--set", "head_dim=32",
@@ -121,14 +112,14 @@ def test_run(att, tmp):
 
     for budget in (0, size // 2, size - 1):
         r = run(cmd, env=full_disk_env(d, budget))
-        check_refusal(r, out, f"run --out, {budget} of {size} bytes free")
+        check_refusal(check, r, out, f"run --out, {budget} of {size} bytes free")
         check(listing(d) == [], f"run --out, {budget} bytes free: nothing left behind {listing(d)}")
 
     # An older result stays as it was.
     with open(out, "wb") as f:
         f.write(b"older result")
     r = run(cmd, env=full_disk_env(d, size // 2))
-    check_refusal(r, out, "run --out over an older file")
+    check_refusal(check, r, out, "run --out over an older file")
     with open(out, "rb") as f:
         check(f.read() == b"older result", "run --out: the older file is unchanged")
     check(listing(d) == ["out.h5"], f"run --out over an older file: no temporary {listing(d)}")
@@ -138,7 +129,7 @@ def sweep_cmd(att, sweep, out, resume=False):
     return [att, "sweep", sweep, "--out", out, "-j", "1"] + (["--resume"] if resume else [])
 
 
-def test_sweep(att, tmp):
+def sweep_case(check, att, tmp):
     d = fresh_dir(tmp, "sweep")
     sweep = os.path.join(tmp, "s.yaml")  # outside the full directory
     # 6 points of ~0.1 s each (a quick test; they are run about 7 times).
@@ -199,7 +190,7 @@ def test_sweep(att, tmp):
         full = written_in_full(this_run)
         records = sum(1 for f in full if re.search(r"/point-\d+\.rec$", f))
         snapshots = full.get(out, 0)
-        check_refusal(r, target, what)
+        check_refusal(check, r, target, what)
         check(temporaries(d) == [], f"{what}: no temporary left {temporaries(d)}")
         kept = journaled(out)
         check(kept == records, f"{what}: the journal holds the {records} records written in full ({kept})")
@@ -244,7 +235,7 @@ def test_sweep(att, tmp):
           f"sweep: the results file refused with an older snapshot with rows there {sorted(seen)}")
 
 
-def test_merge(att, tmp):
+def merge_case(check, att, tmp):
     d = fresh_dir(tmp, "merge")
     sweep = os.path.join(tmp, "m.yaml")
     write_sweep(sweep, seqs=(256,), block_ms=(16, 32), block_ns=(16, 32))  # 4 points
@@ -261,26 +252,32 @@ def test_merge(att, tmp):
     os.remove(out)
     for budget in (0, size // 2):
         r = run([att, "merge", "--out", out] + shards, env=full_disk_env(d, budget))
-        check_refusal(r, out, f"merge --out, {budget} of {size} bytes free")
+        check_refusal(check, r, out, f"merge --out, {budget} of {size} bytes free")
         check(listing(d) == [], f"merge --out, {budget} bytes free: nothing left behind {listing(d)}")
 
 
-def main():
-    att = binary()
-    if not att:
-        print("skip: no attnsim binary ($ATTNSIM)")
-        return 0
+def shim_of(att):
     shim = os.path.join(os.path.dirname(os.path.abspath(att)), SHIM_NAME)
-    if not os.path.exists(shim):
-        print(f"FAIL {shim} is missing (cmake --build <dir> --target attnsim_enospc_shim)")
-        return 1
-    with tempfile.TemporaryDirectory() as tmp:
-        test_run(att, tmp)
-        test_sweep(att, tmp)
-        test_merge(att, tmp)
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    assert os.path.exists(shim), f"{shim} is missing (cmake --build <dir> --target attnsim_enospc_shim)"
+    return shim
+
+
+def test_run_out_on_full_disk(check, attnsim_bin, tmp_path):
+    shim_of(attnsim_bin)
+    run_case(check, attnsim_bin, str(tmp_path))
+
+
+def test_sweep_on_full_disk(check, attnsim_bin, tmp_path):
+    shim_of(attnsim_bin)
+    sweep_case(check, attnsim_bin, str(tmp_path))
+
+
+def test_merge_on_full_disk(check, attnsim_bin, tmp_path):
+    shim_of(attnsim_bin)
+    merge_case(check, attnsim_bin, str(tmp_path))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import pytest
+
+    sys.exit(pytest.main([__file__, "-q"]))

@@ -12,6 +12,8 @@ import sys
 import tempfile
 import time
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sweep_tables import binary, differences, fresh_dir, journaled, run, table, wait_for_points, write_sweep  # noqa: E402
 
@@ -20,14 +22,7 @@ MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--mca", "btl", "s
 # never frees (not attnsim's); leak checking stays on for every non-MPI test.
 if "detect_leaks=1" in os.environ.get("ASAN_OPTIONS", ""):
     os.environ["ASAN_OPTIONS"] = os.environ["ASAN_OPTIONS"].replace("detect_leaks=1", "detect_leaks=0")
-failures = []
 REPEATS = 6  # runs of each error case (the message was lost in 4 of 40 runs before ranks ended together)
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def parent(pid):
@@ -77,7 +72,7 @@ def repeat_errors(att, sweep, out, message):
     return codes, counts
 
 
-def kill_rank_then_resume(att, d, sweep, ref, rank):
+def kill_rank_then_resume(check, att, d, sweep, ref, rank):
     out = os.path.join(d, f"killed{rank}.h5")
     p = subprocess.Popen(MPIRUN + ["-n", "3", att, "sweep", sweep, "--out", out],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -107,14 +102,12 @@ def kill_rank_then_resume(att, d, sweep, ref, rank):
         check(not diff, f"resumed after killing rank {rank} == single process {diff[:5]}")
 
 
-def main():
-    att = binary()
-    if not att or not shutil.which("mpirun"):
-        print("skip: no attnsim binary or no mpirun")
-        return 0
+def test_mpi_sweep(check, attnsim_bin):
+    att = attnsim_bin
+    if not shutil.which("mpirun"):
+        pytest.skip("no mpirun")
     if "built with MPI" not in run([att, "sweep", "--help"]).stdout:
-        print("skip: attnsim built without MPI")
-        return 0
+        pytest.skip("attnsim built without MPI")
     with tempfile.TemporaryDirectory() as tmp:
         d = fresh_dir(tmp, "mpi")
         sweep = os.path.join(d, "s.yaml")
@@ -206,13 +199,12 @@ def main():
         slow_ref = os.path.join(d, "slow_ref.h5")
         r = run([att, "sweep", slow, "--out", slow_ref, "-j", "2"])
         check(r.returncode == 0, "single-process slow sweep")
-        kill_rank_then_resume(att, d, slow, slow_ref, rank=1)
-        kill_rank_then_resume(att, d, slow, slow_ref, rank=0)
+        kill_rank_then_resume(check, att, d, slow, slow_ref, rank=1)
+        kill_rank_then_resume(check, att, d, slow, slow_ref, rank=0)
         check(table(slow_ref)["@complete"] == 1, "reference complete")
-
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import pytest
+
+    sys.exit(pytest.main([__file__, "-q"]))

@@ -25,15 +25,6 @@ ROWS = [
     ("B1H32N1024d128/sdpa_flash", 0, "launch__occupancy_limit_registers", 2.0, 2.0),
 ]
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print(f"FAIL: {what}")
-
-
 def write_h5(path):
     s = h5py.string_dtype()
     with h5py.File(path, "w") as f:
@@ -64,57 +55,59 @@ def is_png(path):
         return f.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
-with tempfile.TemporaryDirectory() as tmp:
-    h5 = os.path.join(tmp, "report.h5")
-    write_h5(h5)
-    out = os.path.join(tmp, "figs")
-    r = run(h5, "--out", out)
-    check(r.returncode == 0, f"plot from HDF5 exits 0 (got {r.returncode}: {r.stderr})")
-    for name in ("parity_dram__bytes_read.sum.png", "parity_launch__occupancy_limit_registers.png",
-                 "parity_all.png"):
-        path = os.path.join(out, name)
-        check(os.path.exists(path) and is_png(path), f"{name} written as PNG")
+def test_plot_parity(check):
+    with tempfile.TemporaryDirectory() as tmp:
+        h5 = os.path.join(tmp, "report.h5")
+        write_h5(h5)
+        out = os.path.join(tmp, "figs")
+        r = run(h5, "--out", out)
+        check(r.returncode == 0, f"plot from HDF5 exits 0 (got {r.returncode}: {r.stderr})")
+        for name in ("parity_dram__bytes_read.sum.png", "parity_launch__occupancy_limit_registers.png",
+                     "parity_all.png"):
+            path = os.path.join(out, name)
+            check(os.path.exists(path) and is_png(path), f"{name} written as PNG")
 
-    js = os.path.join(tmp, "report.json")
-    write_json(js)
-    r = run(js, "--out", os.path.join(tmp, "svg"), "--format", "svg",
-            "--metrics", "dram__bytes_read.sum")
-    check(r.returncode == 0, f"plot from JSON exits 0 (got {r.returncode}: {r.stderr})")
-    svg = os.path.join(tmp, "svg", "parity_dram__bytes_read.sum.svg")
-    check(os.path.exists(svg) and open(svg).read().lstrip().startswith("<?xml"), "SVG written")
-    check(not os.path.exists(os.path.join(tmp, "svg", "parity_launch__occupancy_limit_registers.svg")),
-          "--metrics restricts the panels")
+        js = os.path.join(tmp, "report.json")
+        write_json(js)
+        r = run(js, "--out", os.path.join(tmp, "svg"), "--format", "svg",
+                "--metrics", "dram__bytes_read.sum")
+        check(r.returncode == 0, f"plot from JSON exits 0 (got {r.returncode}: {r.stderr})")
+        svg = os.path.join(tmp, "svg", "parity_dram__bytes_read.sum.svg")
+        check(os.path.exists(svg) and open(svg).read().lstrip().startswith("<?xml"), "SVG written")
+        check(not os.path.exists(os.path.join(tmp, "svg", "parity_launch__occupancy_limit_registers.svg")),
+              "--metrics restricts the panels")
 
-    r = run(h5, "--out", out, "--metrics", "no_such_metric")
-    check(r.returncode == 2 and "no_such_metric" in r.stderr, "unknown metric exits 2 naming it")
+        r = run(h5, "--out", out, "--metrics", "no_such_metric")
+        check(r.returncode == 2 and "no_such_metric" in r.stderr, "unknown metric exits 2 naming it")
 
-    bad = os.path.join(tmp, "bad.h5")
-    with h5py.File(bad, "w") as f:
-        f.create_group("table")
-    r = run(bad, "--out", out)
-    check(r.returncode == 2 and "/comparison" in r.stderr, "a file without /comparison exits 2")
+        bad = os.path.join(tmp, "bad.h5")
+        with h5py.File(bad, "w") as f:
+            f.create_group("table")
+        r = run(bad, "--out", out)
+        check(r.returncode == 2 and "/comparison" in r.stderr, "a file without /comparison exits 2")
 
-    # Axis choice and title: import the module and draw one panel.
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
-    import matplotlib
+        # Axis choice and title: import the module and draw one panel.
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import plot_parity
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        import plot_parity
 
-    rows = plot_parity.load_rows(h5)
-    fig, ax = plt.subplots()
-    plot_parity.plot_metric(ax, "dram__bytes_read.sum", [x for x in rows if x["metric"] == "dram__bytes_read.sum"])
-    check(ax.get_xscale() == "log" and ax.get_yscale() == "log", "four decades of bytes get log axes")
-    # |rel| = 0.05, 0.0461, 0.00226 -> median 4.6 %, worst 5.0 %.
-    check("median |err| 4.6 %" in ax.get_title() and "worst 5.0 %" in ax.get_title(),
-          f"title carries median and worst error (got {ax.get_title()!r})")
-    fig2, ax2 = plt.subplots()
-    plot_parity.plot_metric(ax2, "launch__occupancy_limit_registers",
-                            [x for x in rows if x["metric"] == "launch__occupancy_limit_registers"])
-    check(ax2.get_xscale() == "linear", "small-range metric keeps linear axes")
+        rows = plot_parity.load_rows(h5)
+        fig, ax = plt.subplots()
+        plot_parity.plot_metric(ax, "dram__bytes_read.sum", [x for x in rows if x["metric"] == "dram__bytes_read.sum"])
+        check(ax.get_xscale() == "log" and ax.get_yscale() == "log", "four decades of bytes get log axes")
+        # |rel| = 0.05, 0.0461, 0.00226 -> median 4.6 %, worst 5.0 %.
+        check("median |err| 4.6 %" in ax.get_title() and "worst 5.0 %" in ax.get_title(),
+              f"title carries median and worst error (got {ax.get_title()!r})")
+        fig2, ax2 = plt.subplots()
+        plot_parity.plot_metric(ax2, "launch__occupancy_limit_registers",
+                                [x for x in rows if x["metric"] == "launch__occupancy_limit_registers"])
+        check(ax2.get_xscale() == "linear", "small-range metric keeps linear axes")
 
-if failures:
-    print(f"test_plot_parity: {len(failures)} failure(s)")
-    sys.exit(1)
-print("test_plot_parity: ok")
+
+if __name__ == "__main__":
+    import pytest
+
+    sys.exit(pytest.main([__file__, "-q"]))

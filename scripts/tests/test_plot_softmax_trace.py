@@ -43,7 +43,8 @@ def check_figure(path, ext):
         raise AssertionError("%s is empty or not a %s file" % (path, ext))
 
 
-def main():
+def run_checks():
+    """Every check of this file; prints FAIL lines; returns 0 when all passed."""
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
         trace_path = os.path.join(tmp, "trace.json")
@@ -94,5 +95,9 @@ def main():
     return 1 if failures else 0
 
 
+def test_plot_softmax_trace():
+    assert run_checks() == 0, "failed checks: the FAIL lines in the captured output"
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(1 if run_checks() else 0)

@@ -16,15 +16,6 @@ import h5py
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sweep_tables import binary, differences, fresh_dir, journaled, run, wait_for_points, write_sweep  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
-
-
 def start(att, sweep, out, extra=()):
     return subprocess.Popen([att, "sweep", sweep, "--out", out, "-j", "1"] + list(extra),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -48,7 +39,7 @@ def wait_delivered(pid, sig, timeout=30):
         time.sleep(0.005)
 
 
-def resume_matches(att, sweep, out, ref, what):
+def resume_matches(check, att, sweep, out, ref, what):
     r = run([att, "sweep", sweep, "--out", out, "--resume", "-j", "2"])
     check(r.returncode == 0, f"{what}: --resume exits 0 (rc {r.returncode}) {r.stderr[-300:]}")
     check("from the interrupted run" in r.stdout, f"{what}: --resume reuses journaled points: {r.stdout.strip()}")
@@ -58,11 +49,8 @@ def resume_matches(att, sweep, out, ref, what):
         check(not os.path.exists(out + ".partial"), f"{what}: journal removed")
 
 
-def main():
-    att = binary()
-    if not att:
-        print("skip: no attnsim binary ($ATTNSIM)")
-        return 0
+def test_sweep_signals(check, attnsim_bin):
+    att = attnsim_bin
     with tempfile.TemporaryDirectory() as tmp:
         d = fresh_dir(tmp, "signals")
         sweep = os.path.join(d, "s.yaml")
@@ -84,7 +72,7 @@ def main():
         check(2 <= kept < 12, f"journal keeps the finished points ({kept} of 12)")
         r = run([att, "sweep", sweep, "--out", out, "-j", "1"])
         check(r.returncode == 2 and "--resume" in r.stderr, "without --resume the journal is refused (exit 2)")
-        resume_matches(att, sweep, out, ref, "SIGKILL")
+        resume_matches(check, att, sweep, out, ref, "SIGKILL")
 
         # SIGINT: finish the point in flight, snapshot, exit 130.
         out = os.path.join(d, "int.h5")
@@ -104,7 +92,7 @@ def main():
             check(complete == 0 and rows == kept, f"readable snapshot: complete 0, {rows} rows == {kept} journaled")
         except OSError as e:
             check(False, f"readable snapshot after SIGINT ({e})")
-        resume_matches(att, sweep, out, ref, "SIGINT")
+        resume_matches(check, att, sweep, out, ref, "SIGINT")
 
         # A second SIGINT does not wait for the point in flight (several seconds of CPU: it cannot
         # finish between the two signals).
@@ -119,9 +107,9 @@ def main():
         p.send_signal(signal.SIGINT)
         p.communicate(timeout=120)
         check(p.returncode == -signal.SIGINT, f"second SIGINT ends the sweep at once (rc {p.returncode})")
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    import pytest
+
+    sys.exit(pytest.main([__file__, "-q"]))

@@ -81,36 +81,6 @@ void write_series(H5::Group& parent, const core::TimeSeries& s) {
     B::write_doubles(g, s.names[c], c < s.columns.size() ? s.columns[c] : std::vector<double>{});
 }
 
-// The run's series over all kernels, back to back: each kernel's time_ns is shifted by the
-// gpu__time_duration.sum of the kernels before it; a column a kernel lacks is NaN there.
-core::TimeSeries joined_series(const core::RunResult& r) {
-  core::TimeSeries out;
-  if (r.kernels.size() == 1) return r.kernels[0].series;
-  for (const auto& k : r.kernels) {
-    for (const auto& n : k.series.names)
-      if (std::find(out.names.begin(), out.names.end(), n) == out.names.end()) out.names.push_back(n);
-    if (out.period_ns == 0) out.period_ns = k.series.period_ns;
-  }
-  out.columns.resize(out.names.size());
-  double offset = 0;
-  for (const auto& k : r.kernels) {
-    const std::size_t samples = k.series.columns.empty() ? 0 : k.series.columns[0].size();
-    for (std::size_t c = 0; c < out.names.size(); ++c) {
-      auto it = std::find(k.series.names.begin(), k.series.names.end(), out.names[c]);
-      const std::size_t src = static_cast<std::size_t>(it - k.series.names.begin());
-      for (std::size_t i = 0; i < samples; ++i) {
-        double v = std::numeric_limits<double>::quiet_NaN();
-        if (it != k.series.names.end() && src < k.series.columns.size() && i < k.series.columns[src].size())
-          v = k.series.columns[src][i] + (out.names[c] == "time_ns" ? offset : 0.0);
-        out.columns[c].push_back(v);
-      }
-    }
-    const core::Metric* t = core::find_metric(k.metrics, "gpu__time_duration.sum");
-    offset += t ? t->value : 0.0;
-  }
-  return out;
-}
-
 void write_point(H5::Group& points, const PointRecord& p) {
   H5::Group g = B::ordered_group(points, std::to_string(p.index));
   B::set_attr(g, "status", p.status);
@@ -147,6 +117,36 @@ void write_table(H5::H5File& f, const std::vector<Column>& columns) {
 }
 
 }  // namespace
+
+// The run's series over all kernels, back to back: each kernel's time_ns is shifted by the
+// gpu__time_duration.sum of the kernels before it; a column a kernel lacks is NaN there.
+core::TimeSeries joined_series(const core::RunResult& r) {
+  core::TimeSeries out;
+  if (r.kernels.size() == 1) return r.kernels[0].series;
+  for (const auto& k : r.kernels) {
+    for (const auto& n : k.series.names)
+      if (std::find(out.names.begin(), out.names.end(), n) == out.names.end()) out.names.push_back(n);
+    if (out.period_ns == 0) out.period_ns = k.series.period_ns;
+  }
+  out.columns.resize(out.names.size());
+  double offset = 0;
+  for (const auto& k : r.kernels) {
+    const std::size_t samples = k.series.columns.empty() ? 0 : k.series.columns[0].size();
+    for (std::size_t c = 0; c < out.names.size(); ++c) {
+      auto it = std::find(k.series.names.begin(), k.series.names.end(), out.names[c]);
+      const std::size_t src = static_cast<std::size_t>(it - k.series.names.begin());
+      for (std::size_t i = 0; i < samples; ++i) {
+        double v = std::numeric_limits<double>::quiet_NaN();
+        if (it != k.series.names.end() && src < k.series.columns.size() && i < k.series.columns[src].size())
+          v = k.series.columns[src][i] + (out.names[c] == "time_ns" ? offset : 0.0);
+        out.columns[c].push_back(v);
+      }
+    }
+    const core::Metric* t = core::find_metric(k.metrics, "gpu__time_duration.sum");
+    offset += t ? t->value : 0.0;
+  }
+  return out;
+}
 
 void write_results_h5(const std::string& path, const std::vector<PointRecord>& points,
                       const Provenance& provenance, const std::string& config_yaml, bool complete) {

@@ -47,6 +47,10 @@ void write_run_h5(const std::string& path, const core::RunResult& result, const 
 void write_table_h5(const std::string& path, const std::vector<Column>& columns, const Provenance& provenance,
                     const std::string& config_yaml = "");
 
+// The run's series over all kernels, back to back (/points/<i>/series): each kernel's time_ns is
+// shifted by the gpu__time_duration.sum of the kernels before it; a missing column is NaN there.
+core::TimeSeries joined_series(const core::RunResult& result);
+
 // The PointRecord of a single run (what write_run_h5 stores as point 0).
 PointRecord run_point_record(const core::RunResult& result, const core::DeviceSpec& device);
 

@@ -1,0 +1,399 @@
+"""attnsim: simulate attention kernels on GPU memory hierarchies from Python (docs/python.md).
+
+A thin layer over the C++ library the ``attnsim`` command runs (the pybind11 module
+``attnsim._core``): ``run`` gives what ``attnsim run --json`` prints, ``sweep`` writes the same HDF5
+results file as ``attnsim sweep`` and returns its table as a pandas DataFrame.
+
+    import attnsim
+    r = attnsim.run("h200", "flash2", seq=4096, head_dim=128, block_m=64)
+    r.metrics["dram__bytes_read.sum"]
+    df = attnsim.sweep({"device": "h200", "base": {"kernel": "flash2", "seq": 4096},
+                        "axes": {"block_m": [64, 128], "block_n": [64, 128]}})
+
+Bad input raises ConfigError with the command line's message (``file:line: key: message`` where
+there is a file); a failed simulation raises SimulationError. Ctrl-C (a notebook's interrupt)
+stops a run or a sweep and raises KeyboardInterrupt.
+"""
+import copy
+import json
+import os
+import shutil
+import tempfile
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+
+__all__ = [
+    "ConfigError", "SimulationError", "SweepWarning", "Result", "run", "sweep", "read", "read_point",
+    "formulas", "occupancy", "softmax_trace", "check", "devices", "device", "kernels", "workload_keys",
+    "cli", "plot",
+]
+
+ConfigError = _core.ConfigError
+ConfigError.__doc__ = "Bad input (a ValueError): the message is the command line's, file:line: key: message."
+SimulationError = _core.SimulationError
+SimulationError.__doc__ = "The simulation itself failed (a RuntimeError); `attnsim` exits 3 for these."
+
+
+class SweepWarning(UserWarning):
+    """A sweep finished with points whose status is 'error' (the CLI exits 3 then)."""
+
+
+LEVELS = ("dram", "lts", "l1", "smem")
+DIRECTIONS = ("read", "write")
+
+
+def _value_text(value):
+    """A Python value as the YAML text of a --set override."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_value_text(v) for v in value) + "]"
+    if isinstance(value, (np.integer,)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    return str(value)
+
+
+def _sets(keys, device_overrides):
+    sets = [f"{k}={_value_text(v)}" for k, v in keys.items() if v is not None]
+    for k, v in (device_overrides or {}).items():
+        k = k if k.startswith("device.") else "device." + k
+        sets.append(f"{k}={_value_text(v)}")
+    return sets
+
+
+def _tensor_frame(tensors):
+    """{"Q": {"dram": {"read": R, "write": W}, ...}} -> DataFrame (tensor, level, direction, bytes)."""
+    rows = [(t, lvl, d, int(b)) for t, levels in tensors.items() for lvl, dirs in levels.items()
+            for d, b in dirs.items()]
+    return pd.DataFrame(rows, columns=["tensor", "level", "direction", "bytes"])
+
+
+class Result:
+    """One simulated run.
+
+    Attributes:
+      workload   dict of the resolved workload keys
+      device     dict of the device's name and key numbers
+      metrics    dict of the run's totals, Nsight Compute names in base units
+                 (``dram__bytes_read.sum`` bytes, ``gpu__time_duration.sum`` ns, ...)
+      kernels    list of launches, each a dict: name, metrics (dict), tensors (DataFrame)
+      tensors    DataFrame with one row per tensor x level (dram, lts, l1, smem) x direction
+                 (read, write): columns tensor, level, direction, bytes
+      series     DataFrame of the sampled time series (time_ns, dram_gbps, lts_gbps,
+                 active_warps_pct, ...), launches joined back to back; ``series.attrs["period_ns"]``
+      functional_max_rel_error  float, or None when the run was not functional
+    ``to_dict()`` is the object ``attnsim run --json`` prints (for a Result from ``run``).
+    """
+
+    def __init__(self, data, series=None, period_ns=None):
+        self._data = data
+        self.workload = data.get("workload", {})
+        self.device = data.get("device", {})
+        self.metrics = data.get("metrics", {})
+        self.kernels = [{"name": k["name"], "metrics": k.get("metrics", {}),
+                         "tensors": _tensor_frame(k.get("tensors", {}))} for k in data.get("kernels", [])]
+        self.tensors = _tensor_frame(data.get("tensors", {}))
+        self.series = pd.DataFrame(series or {})
+        self.series.attrs["period_ns"] = period_ns
+        self.functional_max_rel_error = data.get("functional", {}).get("max_rel_error")
+
+    def to_dict(self):
+        """A deep copy of the result as a dict (``json.loads`` of ``attnsim run --json``)."""
+        return copy.deepcopy(self._data)
+
+    def __repr__(self):
+        w, m = self.workload, self.metrics
+        dram = m.get("dram__bytes_read.sum", 0) + m.get("dram__bytes_write.sum", 0)
+        return (f"<attnsim.Result {w.get('kernel')} on {self.device.get('name')}: "
+                f"{m.get('gpu__time_duration.sum', float('nan')):.0f} ns, {dram:.0f} DRAM bytes, "
+                f"{len(self.kernels)} launch(es)>")
+
+
+def run(device="h200", kernel="flash2", seq=None, head_dim=None, heads=None, *, workload=None,
+        device_overrides=None, max_memory=None, **keys):
+    """Simulates one workload on one device: ``attnsim run --device DEVICE --kernel KERNEL --set ...``.
+
+    device            preset name (``devices()``) or a device YAML path
+    kernel            kernel name (``kernels()``); ignored when ``workload`` (a YAML path) is given
+    seq, head_dim, heads, **keys
+                      workload keys (``workload_keys()``); None keeps the kernel's default
+    device_overrides  dict of device keys, e.g. ``{"l2.capacity_bytes": 0}`` (L2 off)
+    max_memory        refuse a run whose estimated peak memory exceeds this (bytes or "4 GiB")
+    Returns a Result. Raises ConfigError, SimulationError; KeyboardInterrupt on Ctrl-C.
+    """
+    keys = dict(seq=seq, head_dim=head_dim, heads=heads, **keys)
+    text, series, period = _core.run(str(device), "" if workload else str(kernel),
+                                     os.fspath(workload) if workload else "", _sets(keys, device_overrides),
+                                     "" if max_memory is None else _value_text(max_memory))
+    return Result(json.loads(text), series, period)
+
+
+def sweep(spec, jobs=None, out=None, progress=True, resume=False):
+    """Runs a sweep and returns its table: one row per point, the HDF5 /table columns.
+
+    spec      a sweep YAML path, or a dict of the same shape (name, device, base, axes,
+              constraints, ...; docs/hdf5-schema.md, README)
+    jobs      points run in parallel (default: the CPUs available); results do not depend on it
+    out       write the results file here (as ``attnsim sweep --out``); default: a temporary
+              file, removed after its table is read
+    progress  progress lines on stderr
+    resume    continue an interrupted sweep into ``out`` (as ``--resume``)
+    The DataFrame's ``attrs`` hold ``path`` (out or None) and ``summary`` (point counts).
+    Points whose simulation failed have status 'error' and raise a SweepWarning.
+    """
+    if isinstance(spec, dict):
+        path, text, name = "", json.dumps(spec, indent=2), "<sweep dict>"
+    else:
+        path, text, name = os.fspath(spec), "", ""
+    if not jobs:
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    tmp = None
+    if out is None:
+        tmp = tempfile.mkdtemp(prefix="attnsim-sweep-")
+        target = os.path.join(tmp, "sweep.h5")
+    else:
+        target = os.fspath(out)
+    try:
+        summary = _core.sweep(path, text, name, target, int(jobs), bool(progress), bool(resume),
+                              f"attnsim.sweep({path or name!r}, jobs={jobs})")
+        df = read(target)
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    df.attrs["path"] = None if tmp else target
+    df.attrs["summary"] = summary
+    if summary["error"]:
+        warnings.warn(f"sweep: {summary['error']} of {summary['total']} points failed (status 'error')", SweepWarning,
+                      stacklevel=2)
+    return df
+
+
+def _decode(values):
+    if values.dtype.kind in ("S", "O"):
+        return [v.decode() if isinstance(v, bytes) else str(v) for v in values]
+    return values
+
+
+def _ordered_names(group):
+    names = []
+    try:
+        import h5py
+        group.id.links.iterate(lambda n: names.append(n.decode()), idx_type=h5py.h5.INDEX_CRT_ORDER)
+    except Exception:
+        names = []
+    return names if len(names) == len(group.keys()) else list(group.keys())
+
+
+def read(path):
+    """The /table of an attnsim results file (``sweep --out``, ``run --out``, ``formulas --out``) as
+    a DataFrame, columns in the file's order; ``attrs`` hold the root attributes (provenance)."""
+    import h5py
+    if not h5py.is_hdf5(os.fspath(path)):  # FileNotFoundError when missing
+        raise ConfigError(f"{path}: not an HDF5 file")
+    with h5py.File(os.fspath(path), "r") as f:
+        if "table" not in f:
+            raise ConfigError(f"{path}: no /table group (not an attnsim results file?)")
+        g = f["table"]
+        df = pd.DataFrame({c: _decode(g[c][()]) for c in _ordered_names(g)})
+        df.attrs.update({k: (v.decode() if isinstance(v, bytes) else v.item() if hasattr(v, "item") else v)
+                         for k, v in f.attrs.items()})
+    df.attrs["path"] = os.fspath(path)
+    return df
+
+
+def _metrics(group):
+    if "metrics" not in group:
+        return {}
+    out = {(r["name"].decode() if isinstance(r["name"], bytes) else str(r["name"])): float(r["value"])
+           for r in group["metrics"][()]}
+    bound = _core.bound_of(list(out.items()))  # text-valued, derived as `run --json` does
+    if bound:
+        out["attnsim__bound"] = bound
+    return out
+
+
+def _tensors(group):
+    if "tensors" not in group:
+        return {}
+    t = group["tensors"]
+    names = _decode(t["names"][()])
+    columns = _decode(t["columns"][()]) if "columns" in t else [
+        f"{lvl}_{d}" for lvl in LEVELS for d in DIRECTIONS]
+    data = t["bytes"][()]
+    out = {}
+    for i, name in enumerate(names):
+        levels = {}
+        for j, col in enumerate(columns):
+            lvl, d = col.rsplit("_", 1)
+            levels.setdefault(lvl, {})[d] = int(data[i, j])
+        out[name] = levels
+    return out
+
+
+def read_point(path, index):
+    """Point ``index`` (its point_index) of a results file as a Result (no ``device`` numbers:
+    ``workload`` is the point's resolved config, device name included)."""
+    import h5py
+    import yaml
+    with h5py.File(os.fspath(path), "r") as f:
+        g = f.get(f"points/{int(index)}")
+        if g is None:
+            raise ConfigError(f"{path}: no point {index}")
+        status = g.attrs.get("status", "ok")
+        status = status.decode() if isinstance(status, bytes) else str(status)
+        cfg = g["config"][()] if "config" in g else b""
+        cfg = yaml.safe_load(cfg.decode() if isinstance(cfg, bytes) else str(cfg)) or {}
+        data = {"workload": {k: v for k, v in cfg.items() if not k.startswith("device")},
+                "device": {"name": cfg.get("device")}, "status": status,
+                "kernels": [], "metrics": _metrics(g), "tensors": _tensors(g)}
+        if "device_overrides" in cfg:
+            data["device"]["overrides"] = cfg["device_overrides"]
+        if "kernels" in g:
+            for k in _ordered_names(g["kernels"]):
+                kg = g["kernels"][k]
+                name = kg.attrs.get("name", k.split("_", 1)[-1])
+                data["kernels"].append({"name": name.decode() if isinstance(name, bytes) else str(name),
+                                        "metrics": _metrics(kg), "tensors": _tensors(kg)})
+        series, period = {}, None
+        if "series" in g:
+            s = g["series"]
+            series = {c: s[c][()] for c in _ordered_names(s)}
+            period = float(s.attrs.get("period_ns", np.nan))
+    return Result(data, series, period)
+
+
+def cli(*args):
+    """Runs ``attnsim ARGS...`` in this process; returns its standard output. A non-zero exit code
+    that is not an error (``check`` finding a mismatch: 1) is returned as ``(code, text)``."""
+    if args and str(args[0]) == "sweep":
+        raise ConfigError("cli: use attnsim.sweep() for sweeps (the command's MPI set-up is not for a Python process)")
+    code, text = _core.cli([str(a) for a in args])
+    return text if code == 0 else (code, text)
+
+
+def _options(options):
+    argv = []
+    for k, v in options.items():
+        if v is None or v is False:
+            continue
+        flag = "--" + k.replace("_", "-")
+        if v is True:
+            argv.append(flag)
+        elif isinstance(v, (list, tuple)) and k == "set":
+            for item in v:
+                argv += [flag, str(item)]
+        else:
+            argv += [flag, _value_text(v)]
+    return argv
+
+
+def _json_command(name, options):
+    code, text = _core.cli([name] + _options(options) + ["--json"])
+    return json.loads(text)
+
+
+def formulas(seq=None, tile=64, **options):
+    """Closed-form byte counts (``attnsim formulas --json``): the score matrix and tile bytes for
+    seq (or seq_q, seq_kv) and tile, bytes_per_value or dtype; with head_dim (and heads, batch,
+    kv_heads, block_m, block_n, sram_bytes, causal, pass_) also the HBM traffic per tensor of the
+    standard, flash1 and flash2 kernels with the L2 off. Returns a dict."""
+    if "pass_" in options:
+        options["pass"] = options.pop("pass_")
+    return _json_command("formulas", dict(seq=seq, tile=tile, **options))
+
+
+def occupancy(device="h200", threads=128, regs=255, smem=0, carveout=None, device_overrides=None):
+    """CUDA occupancy rules for a block shape (``attnsim occupancy --json``): blocks per SM, the
+    limiter, achieved warps. Returns a dict."""
+    sets = _sets({}, device_overrides)
+    return _json_command("occupancy", dict(device=device, threads=threads, regs=regs, smem=smem, carveout=carveout,
+                                           set=sets))
+
+
+def softmax_trace(scores, block):
+    """The online softmax walked block by block (``attnsim softmax-trace --json``): running max m,
+    sum l and rescale factors per block. ``scores`` is a list of numbers. Returns a dict."""
+    text = ",".join(_value_text(s) for s in scores) if not isinstance(scores, str) else scores
+    return _json_command("softmax-trace", dict(scores=text, block=block))
+
+
+def check(file=None, device=None, device_overrides=None, **keys):
+    """Simulated HBM bytes vs the closed forms with the L2 off (``attnsim check``) for a workload
+    or sweep YAML ``file``, or the built-in grid. Returns (passed: bool, report text); exit code 1
+    (a mismatch) is passed=False, bad input raises ConfigError."""
+    argv = ["check"] + ([os.fspath(file)] if file else []) + (["--device", str(device)] if device else [])
+    for s in _sets(keys, device_overrides):
+        argv += ["--set", s]
+    code, text = _core.cli(argv)
+    return code == 0, text
+
+
+def devices():
+    """The device presets as a DataFrame: one row per preset, its key numbers (units in the
+    column names: bytes, Hz, ...)."""
+    return pd.DataFrame([_core.device_fields(n) for n in _core.device_presets()])
+
+
+def device(name, **overrides):
+    """The resolved device (preset name or YAML path, with ``overrides`` of device keys such as
+    ``**{"l2.capacity_bytes": 0}``) as a dict, every key the loader knows."""
+    import yaml
+    return yaml.safe_load(_core.device_yaml(str(name), _sets({}, overrides)))
+
+
+def kernels():
+    """The kernel names ``run`` accepts."""
+    return list(_core.kernel_names())
+
+
+from . import plot  # noqa: E402  (attnsim.plot: the course figures; after the names it uses)
+
+# What each workload key means (docs/kernels.md has the details; the resolved defaults come from
+# the C++ loader, never from here).
+_KEY_DOC = {
+    "kernel": ("", "kernel to simulate (kernels())"),
+    "batch": ("", "batch size"),
+    "heads": ("", "query heads"),
+    "kv_heads": ("", "key/value heads (default: heads)"),
+    "seq_q": ("tokens", "query sequence length (seq sets seq_q and seq_kv)"),
+    "seq_kv": ("tokens", "key/value sequence length (seq sets seq_q and seq_kv)"),
+    "head_dim": ("elements", "head dimension"),
+    "dtype": ("", "fp16, bf16, fp32, fp8"),
+    "causal": ("", "causal mask"),
+    "pass": ("", "fwd or fwdbwd"),
+    "block_m": ("rows", "query rows per tile"),
+    "block_n": ("rows", "key/value rows per tile"),
+    "block_k": ("elements", "k-tile of the standard kernel's GEMMs"),
+    "gemm_cluster": ("CTAs", "CTAs sharing an operand chunk in the standard kernel's GEMMs"),
+    "warps": ("warps", "warps per CTA"),
+    "stages": ("", "cp.async pipeline stages"),
+    "cta_order": ("", "row-major or head-major"),
+    "regs_per_thread": ("registers", "override of the kernel's register count"),
+    "smem_per_cta": ("bytes", "override of the kernel's shared memory per CTA"),
+    "stack_frame_bytes": ("bytes", "register-spill stack frame per thread (flash2 forward)"),
+    "num_splits": ("", "KV splits of flash_decode"),
+    "sram_bytes": ("bytes", "on-chip memory M of the Flash papers' block sizes (0: the device's)"),
+    "functional": ("", "also execute the schedule on numbers (functional max_rel_error)"),
+    "seed": ("", "random seed of functional mode"),
+    "working_set_bytes": ("bytes", "pointer_chase working set"),
+    "loads": ("", "pointer_chase dependent loads"),
+    "programs": ("CTAs", "stream_read / stream_copy CTAs"),
+    "bytes_per_step": ("bytes", "stream_read / stream_copy bytes per step"),
+    "total_bytes": ("bytes", "stream_read / stream_copy bytes in all"),
+}
+
+
+def workload_keys(kernel="flash2"):
+    """The workload keys with ``kernel``'s defaults (resolved by the C++ loader), units and a
+    description, as a DataFrame (key, default, unit, description)."""
+    rows = []
+    for k, v in _core.workload_fields(str(kernel), []).items():
+        unit, doc = _KEY_DOC.get(k, ("", ""))
+        rows.append((k, v, unit, doc))
+    return pd.DataFrame(rows, columns=["key", "default", "unit", "description"])

@@ -1,0 +1,235 @@
+// attnsim._core: the pybind11 binding of the C++ library the attnsim CLI runs (no second implementation).
+//
+// Thin by design: `run` is `attnsim run --json` (same loaders, run_workload, write_run_json), `sweep`
+// drives the same SweepRunner into an HDF5 file, and `cli` runs any subcommand in-process. The
+// pure-Python package (python/attnsim/__init__.py) turns the results into dicts and DataFrames.
+// Simulation runs on a worker thread with the GIL released; the calling thread polls
+// PyErr_CheckSignals so Ctrl-C stops a run (at the engine's next progress report) or a sweep
+// (points in flight finish and are journaled), then raises KeyboardInterrupt.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <atomic>
+#include <boost/program_options/errors.hpp>
+#include <chrono>
+#include <exception>
+#include <future>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/app/commands.h"
+#include "sim/app/output_path.h"
+#include "sim/app/run_pipeline.h"
+#include "sim/app/sweep_runner.h"
+#include "sim/config/config.h"
+#include "sim/config/sweep_expander.h"
+#include "sim/config/sweep_loader.h"
+#include "sim/config/yaml_reader.h"
+#include "sim/core/derived_metrics.h"
+#include "sim/core/errors.h"
+#include "sim/io/h5_results_writer.h"
+#include "sim/io/run_json.h"
+#include "sim/io/workload_fields.h"
+
+namespace py = pybind11;
+using namespace attnsim;
+
+namespace {
+
+// Thrown from the engine's progress callback when Ctrl-C asked a run to stop.
+struct RunInterrupted : std::runtime_error {
+  RunInterrupted() : std::runtime_error("interrupted") {}
+};
+
+// Runs body(stop) on a worker thread with the GIL released. The calling (Python) thread wakes
+// every 50 ms to run Python's signal handlers; a KeyboardInterrupt (or any exception they raise)
+// sets `stop`, waits for the body to wind down, and is then re-raised. Otherwise the body's own
+// result or exception is returned.
+template <typename R, typename F>
+R interruptible(F&& body) {
+  std::atomic<bool> stop{false};
+  std::future<R> done = std::async(std::launch::async, [&]() -> R { return body(stop); });
+  std::optional<py::error_already_set> python_error;
+  for (;;) {
+    bool ready;
+    {
+      py::gil_scoped_release release;
+      ready = done.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
+    }
+    if (ready) break;
+    if (!python_error && PyErr_CheckSignals() != 0) {
+      python_error.emplace();  // fetches the pending exception (KeyboardInterrupt)
+      stop.store(true);
+    }
+  }
+  if (python_error) {
+    try {
+      done.get();
+    } catch (...) {  // the body's RunInterrupted / SweepInterrupted: the Python error wins
+    }
+    throw std::move(*python_error);
+  }
+  return done.get();
+}
+
+std::vector<config::Override> split(const std::vector<std::string>& sets, std::vector<config::Override>& device) {
+  std::vector<config::Override> workload;
+  config::split_overrides(config::parse_overrides(sets), workload, device);
+  return workload;
+}
+
+py::dict fields_dict(const io::Fields& fields) {
+  py::dict d;
+  for (const auto& f : fields) d[py::str(f.name)] = py::cast(f.value);
+  return d;
+}
+
+py::dict series_dict(const core::TimeSeries& s) {
+  py::dict d;
+  for (std::size_t c = 0; c < s.names.size(); ++c)
+    d[py::str(s.names[c])] = c < s.columns.size() ? py::cast(s.columns[c]) : py::cast(std::vector<double>{});
+  return d;
+}
+
+// `attnsim run --device DEV (--kernel K | --workload FILE) --set ... --json`, as cmd_run does it.
+// Returns (the JSON text, the joined time series, its period in ns).
+py::tuple run(const std::string& device_name, const std::string& kernel, const std::string& workload_file,
+              const std::vector<std::string>& sets, const std::string& max_memory) {
+  struct Out {
+    std::string json;
+    core::TimeSeries series;
+  };
+  Out out = interruptible<Out>([&](const std::atomic<bool>& stop) {
+    if (workload_file.empty() == kernel.empty())
+      throw core::ConfigError(core::ConfigProblem{"", 0, "kernel/workload", "give exactly one of kernel or workload"});
+    std::vector<config::Override> device_overrides;
+    const auto workload_overrides = split(sets, device_overrides);
+    const core::DeviceSpec device = config::load_device(device_name, device_overrides);
+    const core::Workload workload = workload_file.empty()
+                                        ? config::workload_for_kernel(kernel, workload_overrides)
+                                        : config::load_workload_file(workload_file, workload_overrides);
+    app::RunOptions options;
+    if (!max_memory.empty()) {
+      config::YamlReader reader("");
+      const auto bytes = reader.as_bytes(YAML::Node(max_memory), "max_memory");
+      reader.throw_if_problems();
+      options.max_memory_bytes = *bytes;
+    }
+    options.engine.progress = [&stop](const engine::LaunchProgress&) {
+      if (stop.load(std::memory_order_relaxed)) throw RunInterrupted();
+    };
+    const core::RunResult result = app::run_workload(workload, device, options);
+    std::ostringstream json;
+    io::write_run_json(result, device, json);
+    return Out{json.str(), io::joined_series(result)};
+  });
+  return py::make_tuple(out.json, series_dict(out.series), out.series.period_ns);
+}
+
+// What cmd_sweep runs per point.
+core::RunResult run_point(const core::Workload& w, const core::DeviceSpec& d) {
+  static const app::RunOptions defaults;
+  return app::run_workload(w, d, defaults);
+}
+
+// `attnsim sweep` in one process: spec from a file (`spec_path`) or YAML text named `spec_name`.
+// Writes `out_path`; returns the summary counts. Throws ConfigError for bad input (nothing written).
+py::dict sweep(const std::string& spec_path, const std::string& spec_text, const std::string& spec_name,
+               const std::string& out_path, unsigned jobs, bool progress, bool resume, const std::string& command) {
+  const app::SweepSummary s = interruptible<app::SweepSummary>([&](const std::atomic<bool>& stop) {
+    app::check_output_path(out_path, "out");
+    const config::SweepSpec spec = spec_path.empty() ? config::SweepLoader::load_text(spec_text, spec_name)
+                                                     : config::SweepLoader::load_file(spec_path);
+    const config::SweepExpander validate(spec);  // bad axes or constraints: ConfigError before anything runs
+    app::SweepRunOptions o;
+    o.out_path = out_path;
+    o.jobs = jobs;
+    o.resume = resume;
+    o.command_line = command;
+    o.progress = progress ? &std::cerr : nullptr;
+    o.interrupt = &stop;
+    app::SweepRunner runner(spec, o, &run_point);
+    return runner.run();
+  });
+  py::dict d;
+  d["total"] = s.total;
+  d["resumed"] = s.resumed;
+  d["ok"] = s.ok;
+  d["impossible"] = s.impossible;
+  d["error"] = s.error;
+  return d;
+}
+
+// Any subcommand in-process (`attnsim ARGS...`): returns (exit code, stdout text). Errors raise
+// ConfigError / SimulationError with the CLI's message instead of printing it.
+py::tuple cli(const std::vector<std::string>& argv) {
+  if (argv.empty()) throw core::ConfigError(core::ConfigProblem{"", 0, "", "no command"});
+  const app::Command* cmd = nullptr;
+  for (const auto& c : app::command_table())
+    if (argv[0] == c.name) cmd = &c;
+  if (!cmd) throw core::ConfigError(core::ConfigProblem{"", 0, "", "unknown command '" + argv[0] + "'"});
+  const app::Args rest(argv.begin() + 1, argv.end());
+  std::ostringstream text;
+  const int code = interruptible<int>([&](const std::atomic<bool>&) { return cmd->run(rest, text); });
+  return py::make_tuple(code, text.str());
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "attnsim's C++ core (use the attnsim package, not this module)";
+  static py::exception<core::ConfigError> config_error(m, "ConfigError", PyExc_ValueError);
+  static py::exception<core::SimError> simulation_error(m, "SimulationError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const core::ConfigError& e) {
+      config_error(e.what());
+    } catch (const boost::program_options::error& e) {
+      config_error(e.what());
+    } catch (const core::SimError& e) {
+      simulation_error(e.what());
+    } catch (const app::SweepInterrupted& e) {
+      PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+    }
+  });
+
+  m.def("run", &run, py::arg("device"), py::arg("kernel"), py::arg("workload_file"), py::arg("sets"),
+        py::arg("max_memory"));
+  m.def("sweep", &sweep, py::arg("spec_path"), py::arg("spec_text"), py::arg("spec_name"), py::arg("out"),
+        py::arg("jobs"), py::arg("progress"), py::arg("resume"), py::arg("command_line"));
+  m.def("cli", &cli, py::arg("argv"));
+  // attnsim__bound of a metrics dict (the rule of `run --json`; "" when the busy metrics are absent).
+  m.def("bound_of", [](const std::vector<std::pair<std::string, double>>& metrics) {
+    core::Metrics ms;
+    for (const auto& [name, value] : metrics) core::set_metric(ms, name, value);
+    return core::bound_of(ms);
+  });
+  // For the tests of the exception mapping above (a SimError cannot be provoked by input).
+  m.def("_throw", [](const std::string& kind, const std::string& message) {
+    if (kind == "config") throw core::ConfigError(core::ConfigProblem{"f.yaml", 3, "key.path", message});
+    if (kind == "sim") throw core::SimError(message);
+    if (kind == "option") throw boost::program_options::error(message);
+    throw std::runtime_error(message);
+  });
+  m.def("device_presets", &config::device_preset_names);
+  m.def("kernel_names", &config::known_kernel_names);
+  m.def("device_yaml", [](const std::string& name, const std::vector<std::string>& sets) {
+    std::vector<config::Override> device;
+    const auto workload = split(sets, device);
+    if (!workload.empty())
+      throw core::ConfigError(core::ConfigProblem{"", 0, workload.front().key, "device keys only here"});
+    return config::device_to_yaml(config::load_device(name, device));
+  });
+  m.def("device_fields", [](const std::string& name) { return fields_dict(io::device_fields(config::load_device(name))); });
+  m.def("workload_fields", [](const std::string& kernel, const std::vector<std::string>& sets) {
+    std::vector<config::Override> device;
+    return fields_dict(io::workload_fields(config::workload_for_kernel(kernel, split(sets, device))));
+  });
+  m.def("workload_yaml", [](const std::string& kernel) {
+    return config::workload_to_yaml(config::workload_for_kernel(kernel));
+  });
+}

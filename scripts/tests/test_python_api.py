@@ -1,0 +1,285 @@
+"""The Python module (build/python/attnsim, docs/python.md) against the attnsim command it wraps:
+run() equals `attnsim run --json` for every kernel on two devices, sweep() equals the CLI sweep's
+table and points for any jobs, errors carry the CLI's messages, Ctrl-C stops a run and a sweep,
+the GIL is released while simulating, and docs/python.md's example runs as written."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sweep_tables import ROOT, differences, journaled, wait_for_points, write_sweep
+
+# Small workloads per kernel: a fraction of a second each on either device.
+SMALL = {
+    "standard": dict(seq=256, head_dim=64),
+    "flash1": dict(seq=256, head_dim=64),
+    "flash2": dict(seq=256, head_dim=64, block_m=64, block_n=64),
+    "flash3": dict(seq=256, head_dim=64),
+    "flash_decode": dict(seq_kv=1024, head_dim=64),
+    "pointer_chase": dict(working_set_bytes=65536, loads=2000),
+    "stream_read": dict(total_bytes=1 << 20),
+    "stream_copy": dict(total_bytes=1 << 20),
+}
+DEVICES = ("teaching", "h200")
+
+
+def cli(att, *args):
+    return subprocess.run([att] + [str(a) for a in args], capture_output=True, text=True, timeout=300)
+
+
+def cli_json(att, *args):
+    r = cli(att, *args, "--json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def set_args(keys):
+    out = []
+    for k, v in keys.items():
+        out += ["--set", f"{k}={str(v).lower() if isinstance(v, bool) else v}"]
+    return out
+
+
+def test_run_equals_cli_json_for_every_kernel(attnsim, attnsim_bin, check):
+    kernels = attnsim.kernels()
+    check(set(kernels) >= {"standard", "flash1", "flash2", "flash_decode", "pointer_chase"}, f"kernels(): {kernels}")
+    for device in DEVICES:
+        for kernel in kernels:
+            keys = SMALL.get(kernel, {})
+            r = cli(attnsim_bin, "run", "--device", device, "--kernel", kernel, *set_args(keys), "--json")
+            if r.returncode != 0:
+                # A kernel a device cannot run: the same refusal, as ConfigError / SimulationError.
+                with pytest.raises((attnsim.ConfigError, attnsim.SimulationError)) as e:
+                    attnsim.run(device, kernel, **keys)
+                check(str(e.value) in r.stderr, f"{kernel} on {device}: same error ({e.value} vs {r.stderr.strip()})")
+                continue
+            res = attnsim.run(device, kernel, **keys)
+            check(res.to_dict() == json.loads(r.stdout), f"{kernel} on {device}: run() == run --json")
+            check(res.metrics == json.loads(r.stdout)["metrics"], f"{kernel} on {device}: .metrics")
+            check(len(res.kernels) == len(json.loads(r.stdout)["kernels"]), f"{kernel} on {device}: .kernels")
+
+
+def test_result_frames(attnsim, attnsim_bin, check, tmp_path):
+    keys = dict(seq=512, head_dim=64, heads=2)
+    res = attnsim.run("h200", "flash2", **keys, device_overrides={"l2.capacity_bytes": 0})
+    j = cli_json(attnsim_bin, "run", "--device", "h200", "--kernel", "flash2", *set_args(keys),
+                 "--set", "device.l2.capacity_bytes=0")
+    t = res.tensors
+    check(list(t.columns) == ["tensor", "level", "direction", "bytes"], f"tensors columns {list(t.columns)}")
+    q = t[(t.tensor == "Q") & (t.level == "dram") & (t.direction == "read")]["bytes"]
+    check(len(q) == 1 and int(q.iloc[0]) == j["tensors"]["Q"]["dram"]["read"], "tensors: Q dram read as in the JSON")
+    dram = t[t.level == "dram"].groupby("direction")["bytes"].sum()
+    check(dram["read"] == res.metrics["dram__bytes_read.sum"], "tensors: dram reads add up to dram__bytes_read.sum")
+    # The series equals the HDF5 one attnsim run --out writes.
+    out = tmp_path / "r.h5"
+    r = cli(attnsim_bin, "run", "--device", "h200", "--kernel", "flash2", *set_args(keys),
+            "--set", "device.l2.capacity_bytes=0", "--out", out)
+    check(r.returncode == 0, f"run --out (rc {r.returncode})")
+    p = attnsim.read_point(out, 0)
+    check(len(res.series) > 0 and list(res.series.columns) == list(p.series.columns), f"series columns {list(res.series.columns)}")
+    check(np.array_equal(res.series.to_numpy(), p.series.to_numpy(), equal_nan=True), "series == /points/0/series")
+    check(res.series.attrs["period_ns"] == p.series.attrs["period_ns"], "series period_ns")
+    check(p.metrics == res.metrics, "read_point(run --out).metrics == run().metrics")
+    check(p.tensors.equals(res.tensors), "read_point tensors == run() tensors")
+    check([k["name"] for k in p.kernels] == [k["name"] for k in res.kernels], "read_point kernels")
+    df = attnsim.read(out)
+    check(len(df) == 1 and df["dram__bytes_read.sum"].iloc[0] == res.metrics["dram__bytes_read.sum"], "read(run --out)")
+
+
+SWEEP = {"name": "api", "device": "teaching",
+         "base": {"kernel": "flash2", "head_dim": 32, "heads": 2},
+         "axes": {"seq": [128, 256], "block_m": [16, 32, 64], "block_n": [16, 32]},
+         "constraints": ["block_m * block_n <= 1024"]}
+
+
+def write_yaml(path, spec):
+    with open(path, "w") as f:
+        json.dump(spec, f, indent=2)  # JSON is YAML
+    return str(path)
+
+
+def test_sweep_equals_cli_sweep(attnsim, attnsim_bin, check, tmp_path):
+    spec = write_yaml(tmp_path / "s.yaml", SWEEP)
+    ref = str(tmp_path / "ref.h5")
+    r = cli(attnsim_bin, "sweep", spec, "--out", ref, "-j", "1")
+    check(r.returncode == 0, f"CLI sweep (rc {r.returncode}) {r.stderr[-300:]}")
+    want = attnsim.read(ref)
+    check(len(want) == 12 and set(want["status"]) == {"ok", "impossible"}, f"12 points, some impossible: {len(want)}")
+    for jobs in (1, 2, 3):
+        out = str(tmp_path / f"py{jobs}.h5")
+        got = attnsim.sweep(spec, jobs=jobs, out=out, progress=False)
+        try:
+            pd.testing.assert_frame_equal(got, want)
+            same = True
+        except AssertionError as e:
+            same, why = False, str(e)
+        check(same, f"sweep(jobs={jobs}) DataFrame == CLI table" + ("" if same else f": {why[:300]}"))
+        diff = differences(ref, out)
+        check(not diff, f"sweep(jobs={jobs}) file == CLI file (table and point records) {diff[:5]}")
+    got = attnsim.sweep(SWEEP, jobs=2, progress=False)  # a dict, no out: a temporary file
+    check(got.equals(want) and got.attrs["path"] is None, "sweep(dict) == CLI table, temporary file")
+    check(got.attrs["summary"]["ok"] == (want["status"] == "ok").sum(), f"summary {got.attrs['summary']}")
+    i = int(want.index[want["status"] == "ok"][0])
+    p = attnsim.read_point(ref, int(want["point_index"][i]))
+    check(p.metrics["dram__bytes_read.sum"] == want["dram__bytes_read.sum"][i], "read_point metrics == table row")
+    check(p.workload["block_m"] == want["block_m"][i], "read_point workload == table row")
+
+
+def test_errors_carry_the_cli_messages(attnsim, attnsim_bin, check, tmp_path):
+    r = cli(attnsim_bin, "run", "--device", "h200", "--kernel", "flash9")
+    with pytest.raises(attnsim.ConfigError) as e:
+        attnsim.run("h200", "flash9")
+    check(r.returncode == 2 and f"attnsim run: error: {e.value}\n" == r.stderr, f"unknown kernel: {e.value!r} / {r.stderr!r}")
+    check(isinstance(e.value, ValueError), "ConfigError is a ValueError")
+    with pytest.raises(attnsim.ConfigError) as e:
+        attnsim.run("h200", "flash2", seq=0)
+    check("seq" in str(e.value), f"seq=0: {e.value}")
+    with pytest.raises(attnsim.ConfigError) as e:
+        attnsim.run("no-such-gpu", "flash2")
+    check("no-such-gpu" in str(e.value), f"unknown device: {e.value}")
+    wl = tmp_path / "w.yaml"
+    wl.write_text("kernel: flash2\nseq: 256\nhead_dimm: 64\n")
+    r = cli(attnsim_bin, "run", "--device", "h200", "--workload", wl)
+    with pytest.raises(attnsim.ConfigError) as e:
+        attnsim.run("h200", workload=wl)
+    check(f"{wl}:3: head_dimm" in str(e.value) and str(e.value) in r.stderr, f"workload file: file:line: key ({e.value})")
+    bad = write_yaml(tmp_path / "bad.yaml", dict(SWEEP, axes={"block_m": []}))
+    out = tmp_path / "bad.h5"
+    r = cli(attnsim_bin, "sweep", bad, "--out", out)
+    with pytest.raises(attnsim.ConfigError) as e:
+        attnsim.sweep(bad, out=out, progress=False)
+    check(r.returncode == 2 and str(e.value) in r.stderr and "bad.yaml" in str(e.value), f"bad sweep: {e.value}")
+    check(not os.path.exists(out), "bad sweep: no output file")
+    with pytest.raises(attnsim.ConfigError):
+        attnsim.sweep(dict(SWEEP, axes={"block_m": []}), progress=False)
+    with pytest.raises(attnsim.ConfigError):
+        attnsim.read(tmp_path / "w.yaml")
+
+
+def test_exception_mapping(attnsim):
+    # The C++ exceptions as main() maps them to exit codes: ConfigError and option errors (2) ->
+    # attnsim.ConfigError, SimError (3) -> attnsim.SimulationError, with their messages.
+    with pytest.raises(attnsim.ConfigError, match=r"^f\.yaml:3: key\.path: bad$"):
+        attnsim._core._throw("config", "bad")
+    with pytest.raises(attnsim.ConfigError, match="^unknown option$"):
+        attnsim._core._throw("option", "unknown option")
+    with pytest.raises(attnsim.SimulationError, match="^engine stuck$") as e:
+        attnsim._core._throw("sim", "engine stuck")
+    assert isinstance(e.value, RuntimeError) and not isinstance(e.value, attnsim.ConfigError)
+
+
+def test_small_commands_equal_the_cli(attnsim, attnsim_bin, check):
+    check(attnsim.formulas(seq=1024, head_dim=64, heads=2) ==
+          cli_json(attnsim_bin, "formulas", "--seq", 1024, "--tile", 64, "--head-dim", 64, "--heads", 2), "formulas()")
+    check(attnsim.occupancy("h200", threads=256, regs=128, smem=65536) ==
+          cli_json(attnsim_bin, "occupancy", "--device", "h200", "--threads", 256, "--regs", 128, "--smem", 65536),
+          "occupancy()")
+    check(attnsim.softmax_trace([1, 3, 2, 5, 4], block=2) ==
+          cli_json(attnsim_bin, "softmax-trace", "--scores", "1,3,2,5,4", "--block", 2), "softmax_trace()")
+    ok, text = attnsim.check(device="teaching", kernel="flash2", seq=256, head_dim=32)
+    r = cli(attnsim_bin, "check", "--device", "teaching", "--set", "kernel=flash2", "--set", "seq=256",
+            "--set", "head_dim=32")
+    check(ok and r.returncode == 0 and text == r.stdout, f"check(): {ok}, same report")
+    names = attnsim.devices()["name"].tolist()
+    check({"h200", "teaching", "a100-80gb"} <= set(names), f"devices(): {names}")
+    d = attnsim.device("h200")
+    d0 = attnsim.device("h200", **{"l2.capacity_bytes": 0})
+    check(d["l2"]["capacity_bytes"] > 0 and d0["l2"]["capacity_bytes"] == 0, "device(): resolved preset, overrides")
+    keys = attnsim.workload_keys("flash2").set_index("key")
+    wl = cli_json(attnsim_bin, "run", "--device", "teaching", "--kernel", "flash2")["workload"]
+    same = [k for k in ("batch", "heads", "seq_q", "seq_kv", "head_dim", "dtype", "causal") if keys.loc[k, "default"] == wl[k]]
+    check(len(same) == 7 and keys.loc["head_dim", "unit"] == "elements",
+          f"workload_keys(): the CLI's defaults ({same}), units")
+
+
+def test_gil_released_while_simulating(attnsim):
+    ticks = []
+    stop = threading.Event()
+
+    def count():
+        while not stop.is_set():
+            ticks.append(1)
+            time.sleep(0.001)
+
+    t = threading.Thread(target=count)
+    t.start()
+    t0 = time.perf_counter()
+    attnsim.run("h200", "flash2", seq=8192, head_dim=128, heads=4)
+    elapsed = time.perf_counter() - t0
+    stop.set()
+    t.join()
+    # A thread holding the GIL would starve the counter for the whole run.
+    assert elapsed > 0.1 and len(ticks) > 0.25 * elapsed / 0.001 * 0.5, f"{len(ticks)} ticks in {elapsed:.2f} s"
+
+
+CHILD = """
+import sys, time
+sys.path.insert(0, {path!r})
+import attnsim
+print("started", flush=True)
+t0 = time.perf_counter()
+try:
+    {call}
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    print(f"interrupted after {{time.perf_counter() - t0:.2f}} s", flush=True)
+    sys.exit(7)
+"""
+
+
+def interrupt_child(attnsim, call, ready, timeout=120):
+    path = os.path.dirname(os.path.dirname(os.path.abspath(attnsim.__file__)))
+    p = subprocess.Popen([sys.executable, "-c", CHILD.format(path=path, call=call)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "started"
+    assert ready(p), "the child never got going"
+    t0 = time.perf_counter()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=timeout)
+    return p.returncode, out, err, time.perf_counter() - t0
+
+
+def test_ctrl_c_stops_a_run(attnsim, check):
+    # About 10 s of simulation; SIGINT after 1 s must end it within a few seconds.
+    rc, out, err, took = interrupt_child(attnsim, 'attnsim.run("h200", "flash2", seq=16384, head_dim=128, heads=4)',
+                                         lambda p: time.sleep(1.0) or p.poll() is None)
+    check(rc == 7 and "interrupted" in out, f"run: KeyboardInterrupt (rc {rc}) {out} {err[-300:]}")
+    check(took < 5, f"run: stopped {took:.2f} s after SIGINT")
+
+
+def test_ctrl_c_stops_a_sweep(attnsim, check, tmp_path):
+    sweep = str(tmp_path / "s.yaml")
+    write_sweep(sweep, seqs=(1024, 2048), block_ms=(16, 32), block_ns=(16, 32, 64), batch=2)  # 12 points
+    out = str(tmp_path / "s.h5")
+    rc, stdout, err, took = interrupt_child(
+        attnsim, f"attnsim.sweep({sweep!r}, jobs=2, out={out!r}, progress=False)",
+        lambda p: wait_for_points(p, out, 1))
+    check(rc == 7 and "interrupted" in stdout, f"sweep: KeyboardInterrupt (rc {rc}) {stdout} {err[-300:]}")
+    kept = journaled(out)
+    check(1 <= kept < 12, f"sweep: finished points journaled ({kept} of 12)")
+    done = attnsim.sweep(sweep, jobs=2, out=out, progress=False, resume=True)
+    check(len(done) == 12 and done.attrs["summary"]["resumed"] == kept, f"resume=True completes it ({done.attrs['summary']})")
+
+
+def test_docs_example_runs_as_written(attnsim, tmp_path):
+    text = open(os.path.join(ROOT, "docs", "python.md")).read()
+    m = re.search(r"<!-- example: tested by scripts/tests/test_python_api.py -->\n```python\n(.*?)```", text, re.S)
+    assert m, "docs/python.md has no tested example block"
+    code = m.group(1)
+    assert len(code.strip().splitlines()) <= 10, "the example is at most 10 lines"
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(attnsim.__file__))),
+               MPLBACKEND="Agg")
+    r = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=str(tmp_path), env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    pngs = [f for f in os.listdir(tmp_path) if f.endswith(".png")]
+    assert pngs, f"the example writes a figure: {os.listdir(tmp_path)}"
