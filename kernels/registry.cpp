@@ -87,11 +87,11 @@ const std::vector<KernelEntry>& kernel_registry() {
       {"flash_decode", &make_flash_decode, "split-KV decoding with a reduction kernel", &core::flash_decode_traffic,
        &run_functional, &flash_decode_grid, {ATTENTION_KEYS, "num_splits"}, false, false, {"flash_decode"}},
       {"pointer_chase", &make_pointer_chase, "one thread, dependent loads over a random cycle", nullptr, nullptr,
-       nullptr, {"working_set_bytes", "loads", "seed"}},
+       nullptr, {"working_set_bytes", "loads", "seed"}, false, false, {}},
       {"stream_read", &make_stream_read, "CTAs reading disjoint slices of a buffer", nullptr, nullptr, nullptr,
-       {"programs", "bytes_per_step", "total_bytes", "warps", "stages"}},
+       {"programs", "bytes_per_step", "total_bytes", "warps", "stages"}, false, false, {}},
       {"stream_copy", &make_stream_copy, "CTAs copying disjoint slices of a buffer to a second one", nullptr, nullptr,
-       nullptr, {"programs", "bytes_per_step", "total_bytes", "warps", "stages"}},
+       nullptr, {"programs", "bytes_per_step", "total_bytes", "warps", "stages"}, false, false, {}},
   };
   return table;
 }

@@ -236,7 +236,9 @@ void die_mid_write(const std::string& out, int sig, const std::function<void()>&
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFSIGNALED(status)) << "status " << status;
-  if (WIFSIGNALED(status)) EXPECT_EQ(WTERMSIG(status), sig);
+  if (WIFSIGNALED(status)) {
+    EXPECT_EQ(WTERMSIG(status), sig);
+  }
 }
 
 TEST(OutputPathSignals, SigtermOrSigintMidWriteRemovesTheTemporary) {

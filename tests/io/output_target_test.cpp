@@ -157,7 +157,7 @@ TEST(OutputTarget, FifoReceivesTheBytesOnceAndStaysAFifo) {
   attnsim::testing::make_fifo(d + "/fifo");
   fs::create_symlink("fifo", d + "/fifolink");
   EXPECT_EQ(resolve_output(d + "/fifo").kind, OutputTarget::Kind::kStream);
-  for (const std::string path : {d + "/fifo", d + "/fifolink"}) {
+  for (const std::string& path : {d + "/fifo", d + "/fifolink"}) {
     attnsim::testing::FifoReader reader(d + "/fifo");
     write_output(path, kBytes.data(), kBytes.size());
     EXPECT_EQ(reader.finish(), kBytes) << path;

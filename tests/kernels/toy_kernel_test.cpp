@@ -71,7 +71,7 @@ std::vector<core::LaunchTraffic> toy_copy_traffic(const core::Workload& w, bool 
 const std::vector<KernelEntry>& toy_registry() {
   static const std::vector<KernelEntry> table = {
       {"toy_copy", &make_toy_copy, "CTAs copying 2-KiB tiles of Q to O", &toy_copy_traffic, nullptr, nullptr,
-       {"programs"}},
+       {"programs"}, false, false, {}},
   };
   return table;
 }
