@@ -325,7 +325,9 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
   t.max_warps_per_sm = device_.sm.max_warps_per_sm ? device_.sm.max_warps_per_sm : 1;
   t.occupancy = scheduler_.occupancy();
   t.busy = busy;
-  t.shape = shape_;
+  t.threads_per_cta = shape_.threads_per_cta;
+  t.regs_per_thread = shape_.regs_per_thread;
+  t.smem_per_cta = shape_.smem_per_cta();
   t.ctas = scheduler_.num_ctas();
   t.waves = scheduler_.waves(static_cast<std::uint32_t>(sms_.size()));
   if (record_blocking_ && !blocking_done_.empty()) {
@@ -336,7 +338,7 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
     const double start = n > timed ? blocking_done_[n - timed - 1] : 0.0;
     t.cycles_per_load = (blocking_done_.back() - start) / static_cast<double>(timed);
   }
-  write_metrics(t, r.metrics);
+  r.totals = t;  // sim/io names them (io::launch_metrics)
   r.series = series_.to_rates(device_);
   return r;
 }

@@ -1,7 +1,7 @@
 // One kernel launch on one device: the event loop that runs the launch's CTAs on the SMs' pipes
 // and the memory system. Its parts: Sm (pipes, issue slots, resident warps), CtaScheduler
 // (placement, waves), CtaSlot (a resident CTA), LoadCredits (in-flight allowances), TileAccess
-// (line / block issue of loads and stores), LaunchStats (counters, series, metric names),
+// (line / block issue of loads and stores), LaunchStats (counters, series),
 // ProgressGuard. Leaves out warp scheduling inside a CTA (a CTA executes its tile ops in order),
 // instruction issue limits, and dispatch latency of CTAs.
 //

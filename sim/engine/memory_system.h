@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/core/device_spec.h"
+#include "sim/core/launch_totals.h"
 #include "sim/core/run_result.h"
 #include "sim/engine/bandwidth_server.h"
 #include "sim/engine/hbm.h"
@@ -19,19 +20,7 @@
 
 namespace attnsim::engine {
 
-struct MemoryCounters {
-  // L2 tag-stage lookups, as Nsight Compute's lts__t_* count them: a request that the SM's near
-  // partition does not serve (a read missing the near copy, a store to a far-homed line) is
-  // looked up there and in its home partition (counted twice); stores count as hits.
-  std::uint64_t lts_sectors = 0;      // sectors looked up (reads + writes)
-  std::uint64_t lts_hit_sectors = 0;
-  core::Bytes lts_bytes = 0;          // lts__t_bytes: sector-granular (exact bytes when L2 is off)
-  core::Bytes l2_request_bytes = 0;   // the same, each request counted once (sector-granular)
-  std::uint64_t l1_hits = 0;
-  std::uint64_t l1_misses = 0;
-  std::uint64_t l2_near_hits = 0, l2_far_hits = 0, l2_misses = 0;  // line accesses
-  std::uint64_t l2_writebacks = 0;    // dirty lines written back (evictions + final flush)
-};
+using core::MemoryCounters;
 
 class MemorySystem {
  public:

@@ -128,7 +128,7 @@ TEST(Engine, L2OffSendsEveryByteOfRepeatedBlockingLoadsToHbmOnAnL1CachingPreset)
   }));
   const auto r = simulate(h200_with_l2_off(), p);
   EXPECT_EQ(r.at(0).tensors.dram[core::Tensor::kK].read, 4u * 3 * 32 * 256);
-  EXPECT_EQ(core::find_metric(r[0].metrics, "attnsim__l1_hits")->value, 0.0);
+  EXPECT_EQ(r[0].totals.memory.l1_hits, 0u);
 }
 
 }  // namespace
