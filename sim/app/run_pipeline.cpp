@@ -7,6 +7,7 @@
 #include "kernels/registry.h"
 #include "sim/core/derived_metrics.h"
 #include "sim/core/errors.h"
+#include "sim/io/launch_metrics.h"
 
 namespace attnsim::app {
 
@@ -70,6 +71,7 @@ core::RunResult run_workload(const core::Workload& workload, const core::DeviceS
   result.workload = program.workload;
   result.device_name = device.name;
   result.kernels = engine::simulate(device, program, options.engine);
+  io::name_launch_metrics(result.kernels);  // the engine's typed totals get their names here
   result.metrics = total_metrics(result.kernels);
   // TFLOP/s, GB/s, % of peak and busy % per launch and for the run (from the summed counters).
   for (auto& k : result.kernels) core::add_derived_metrics(k.metrics, device);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/core/io_counts.h"
+#include "sim/core/launch_totals.h"
 #include "sim/core/workload.h"
 
 namespace attnsim::core {
@@ -45,6 +46,11 @@ struct TimeSeries {
 
 struct KernelResult {
   std::string name;
+  // The engine's typed totals (engine::simulate fills them); a result read back from a file has
+  // only `metrics`.
+  LaunchTotals totals;
+  // The named metrics: io::launch_metrics of `totals` (io::name_launch_metrics, called where
+  // the engine's results leave it: app::run_workload), then the derived ones.
   Metrics metrics;
   std::string occupancy_limiter;  // the binding occupancy limit: "registers", "shared_mem", "warps", "blocks"
   LevelTraffic tensors;

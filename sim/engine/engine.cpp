@@ -18,9 +18,15 @@ std::vector<core::KernelResult> simulate(const core::DeviceSpec& device, const c
         options.progress(q);
       };
     }
-    // Each launch starts with a cold L2: the previous one was written back and invalidated.
-    LaunchSimulator sim(device, *program.launches[i], each);
-    out.push_back(sim.run());
+    // Each launch starts with a cold L2: the previous one was written back and invalidated. The
+    // memory class is chosen here, once: no per-access device branch.
+    if (device.kind == core::DeviceKind::kScratchpad) {
+      LaunchSimulator<ScratchpadMemory> sim(device, *program.launches[i], each);
+      out.push_back(sim.run());
+    } else {
+      LaunchSimulator<MemorySystem> sim(device, *program.launches[i], each);
+      out.push_back(sim.run());
+    }
   }
   return out;
 }

@@ -17,7 +17,8 @@ core::Bytes l1_bytes(const core::DeviceSpec& d, const core::OccupancyResult& occ
 
 }  // namespace
 
-LaunchSimulator::LaunchSimulator(const core::DeviceSpec& device, const core::KernelLaunch& launch,
+template <class Memory>
+LaunchSimulator<Memory>::LaunchSimulator(const core::DeviceSpec& device, const core::KernelLaunch& launch,
                                  const EngineOptions& options)
     : device_(device),
       launch_(launch),
@@ -41,7 +42,8 @@ LaunchSimulator::LaunchSimulator(const core::DeviceSpec& device, const core::Ker
   queue_.reserve(slots_.size() * 4 + 16);
 }
 
-core::KernelResult LaunchSimulator::run() {
+template <class Memory>
+core::KernelResult LaunchSimulator<Memory>::run() {
   scheduler_.for_each_slot_in_wave_order(static_cast<std::uint32_t>(sms_.size()), [&](std::uint32_t slot, std::uint32_t sm) {
     slots_[slot].sm = sm;
     if (scheduler_.has_next()) dispatch(slot, 0);
@@ -76,7 +78,8 @@ core::KernelResult LaunchSimulator::run() {
   return r;
 }
 
-void LaunchSimulator::dispatch(std::uint32_t slot, double now) {
+template <class Memory>
+void LaunchSimulator<Memory>::dispatch(std::uint32_t slot, double now) {
   CtaSlot& s = slots_[slot];
   s.cta = scheduler_.take_next();
   s.active = true;
@@ -94,7 +97,8 @@ void LaunchSimulator::dispatch(std::uint32_t slot, double now) {
   queue_.push(now, EventKind::kResume, slot);
 }
 
-void LaunchSimulator::retire(std::uint32_t slot, double now) {
+template <class Memory>
+void LaunchSimulator<Memory>::retire(std::uint32_t slot, double now) {
   CtaSlot& s = slots_[slot];
   Sm& sm = sms_[s.sm];
   sm.set_warps(sm.warps - warps_per_cta_, now);
@@ -104,7 +108,8 @@ void LaunchSimulator::retire(std::uint32_t slot, double now) {
   if (scheduler_.has_next()) dispatch(slot, now);
 }
 
-void LaunchSimulator::stall(const std::string& why, double now) const {
+template <class Memory>
+void LaunchSimulator<Memory>::stall(const std::string& why, double now) const {
   std::ostringstream os;
   os << "engine stalled in launch '" << launch_.name() << "': " << why << " for "
      << guard_.limit() << " events at cycle " << now << "; " << scheduler_.retired() << " of "
@@ -122,7 +127,8 @@ void LaunchSimulator::stall(const std::string& why, double now) const {
   throw core::SimError(os.str());
 }
 
-void LaunchSimulator::return_credit(std::uint32_t slot, core::Bytes bytes, double now) {
+template <class Memory>
+void LaunchSimulator<Memory>::return_credit(std::uint32_t slot, core::Bytes bytes, double now) {
   CtaSlot& s = slots_[slot];
   Sm& sm = sms_[s.sm];
   if (credits_.dither()) credits_.account(s, now);
@@ -133,7 +139,8 @@ void LaunchSimulator::return_credit(std::uint32_t slot, core::Bytes bytes, doubl
     credits_.wake_waiting(sm, s.sm, slot, slots_.data(), [&](std::uint32_t k) { advance(k, now); });
 }
 
-void LaunchSimulator::advance(std::uint32_t slot, double now) {
+template <class Memory>
+void LaunchSimulator<Memory>::advance(std::uint32_t slot, double now) {
   CtaSlot& s = slots_[slot];
   Sm& sm = sms_[s.sm];
   if (s.waiting_credit) {
@@ -168,7 +175,8 @@ void LaunchSimulator::advance(std::uint32_t slot, double now) {
 
 // Runs op (s.ops[s.pc]) of the CTA in `slot` at `now`; returns when the CTA may go on, or -1
 // when a load waits for credits.
-double LaunchSimulator::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, const core::TileOp& op, double now) {
+template <class Memory>
+double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, const core::TileOp& op, double now) {
   double done = now;
   switch (op.kind) {
     case core::OpKind::kLoad: {
@@ -247,7 +255,8 @@ double LaunchSimulator::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, const co
   return done;
 }
 
-void LaunchSimulator::take_sample(double now) {
+template <class Memory>
+void LaunchSimulator<Memory>::take_sample(double now) {
   SampleSeries::Sample x;
   x.t = now;
   x.dram_bytes = static_cast<double>(memory_.hbm().bytes_read() + memory_.hbm().bytes_written());
@@ -259,7 +268,8 @@ void LaunchSimulator::take_sample(double now) {
   series_.record(x);
 }
 
-void LaunchSimulator::report_progress(double now, bool done) const {
+template <class Memory>
+void LaunchSimulator<Memory>::report_progress(double now, bool done) const {
   const std::string name = launch_.name();  // outlives the call
   LaunchProgress p;
   p.name = name;
@@ -271,7 +281,8 @@ void LaunchSimulator::report_progress(double now, bool done) const {
   options_.progress(p);
 }
 
-BusyCycles LaunchSimulator::busy_cycles() const {
+template <class Memory>
+BusyCycles LaunchSimulator<Memory>::busy_cycles() const {
   auto pipe = [](double units, double per_cycle) { return per_cycle > 0 ? units / per_cycle : 0.0; };
   const core::SmSpec& sm = device_.sm;
   BusyCycles b;
@@ -287,7 +298,8 @@ BusyCycles LaunchSimulator::busy_cycles() const {
   return b;
 }
 
-core::KernelResult LaunchSimulator::results(double end) {
+template <class Memory>
+core::KernelResult LaunchSimulator<Memory>::results(double end) {
   for (Sm& sm : sms_) sm.set_warps(sm.warps, end);
   const BusyCycles busy = busy_cycles();
   // Dirty lines count as this launch's DRAM writes unless the device asks for Nsight Compute
@@ -313,7 +325,9 @@ core::KernelResult LaunchSimulator::results(double end) {
   t.max_warps_per_sm = device_.sm.max_warps_per_sm ? device_.sm.max_warps_per_sm : 1;
   t.occupancy = scheduler_.occupancy();
   t.busy = busy;
-  t.shape = shape_;
+  t.threads_per_cta = shape_.threads_per_cta;
+  t.regs_per_thread = shape_.regs_per_thread;
+  t.smem_per_cta = shape_.smem_per_cta();
   t.ctas = scheduler_.num_ctas();
   t.waves = scheduler_.waves(static_cast<std::uint32_t>(sms_.size()));
   if (record_blocking_ && !blocking_done_.empty()) {
@@ -324,9 +338,12 @@ core::KernelResult LaunchSimulator::results(double end) {
     const double start = n > timed ? blocking_done_[n - timed - 1] : 0.0;
     t.cycles_per_load = (blocking_done_.back() - start) / static_cast<double>(timed);
   }
-  write_metrics(t, r.metrics);
+  r.totals = t;  // sim/io names them (io::launch_metrics)
   r.series = series_.to_rates(device_);
   return r;
 }
+
+template class LaunchSimulator<MemorySystem>;
+template class LaunchSimulator<ScratchpadMemory>;
 
 }  // namespace attnsim::engine

@@ -1,7 +1,7 @@
 // One kernel launch on one device: the event loop that runs the launch's CTAs on the SMs' pipes
 // and the memory system. Its parts: Sm (pipes, issue slots, resident warps), CtaScheduler
 // (placement, waves), CtaSlot (a resident CTA), LoadCredits (in-flight allowances), TileAccess
-// (line / block issue of loads and stores), LaunchStats (counters, series, metric names),
+// (line / block issue of loads and stores), LaunchStats (counters, series),
 // ProgressGuard. Leaves out warp scheduling inside a CTA (a CTA executes its tile ops in order),
 // instruction issue limits, and dispatch latency of CTAs.
 //
@@ -9,7 +9,8 @@
 // SM's LSU (load_bytes_per_cycle) and timed analytically through L1/L2/HBM (MemorySystem); a
 // CTA may hold at most warps * max_inflight_bytes_per_warp bytes in flight and an SM at most
 // max_inflight_bytes_per_sm, so achieved bandwidth is in-flight bytes / latency (LoadCredits,
-// TileAccess).
+// TileAccess). The memory is a template parameter, chosen once per launch by the device kind
+// (engine.cpp): MemorySystem (GPU caches) or ScratchpadMemory (DMA engines, no caches).
 #pragma once
 
 #include <cstdint>
@@ -27,12 +28,14 @@
 #include "sim/engine/load_credits.h"
 #include "sim/engine/memory_system.h"
 #include "sim/engine/progress_guard.h"
+#include "sim/engine/scratchpad_memory.h"
 #include "sim/engine/shared_memory_banks.h"
 #include "sim/engine/sm.h"
 #include "sim/engine/tile_access.h"
 
 namespace attnsim::engine {
 
+template <class Memory>
 class LaunchSimulator {
  public:
   static constexpr std::uint32_t kMaxAsyncGroups = CtaSlot::kMaxAsyncGroups;
@@ -69,11 +72,11 @@ class LaunchSimulator {
   std::uint32_t warps_per_cta_ = 1;
   core::Bytes local_stride_ = 0;  // bytes of local memory per resident CTA slot (0: none)
 
-  MemorySystem memory_;
+  Memory memory_;
   SharedMemoryBanks banks_;
   EventQueue queue_;
   LoadCredits credits_;
-  TileAccess access_;
+  TileAccess<Memory> access_;
   std::vector<Sm> sms_;
   std::vector<CtaSlot> slots_;
   double end_time_ = 0;
@@ -84,5 +87,8 @@ class LaunchSimulator {
   bool record_blocking_ = false;
   SampleSeries series_;
 };
+
+extern template class LaunchSimulator<MemorySystem>;
+extern template class LaunchSimulator<ScratchpadMemory>;
 
 }  // namespace attnsim::engine

@@ -8,7 +8,6 @@ namespace attnsim::engine {
 namespace {
 core::L2Spec l2_spec_of(const core::DeviceSpec& d) {
   core::L2Spec s = d.l2;
-  if (d.kind == core::DeviceKind::kScratchpad) s.capacity_bytes = 0;
   if (s.capacity_bytes == 0) s.partitions = 1;
   return s;
 }
@@ -16,16 +15,14 @@ core::L2Spec l2_spec_of(const core::DeviceSpec& d) {
 core::Bytes unit_of_spec(const core::DeviceSpec& d) {
   const core::Bytes line = d.l2.line_bytes ? d.l2.line_bytes : 128;
   // The block model applies to the L2; with the L2 off every access is exact anyway.
-  const bool l2_on = d.kind != core::DeviceKind::kScratchpad && d.l2.capacity_bytes > 0;
-  return l2_on && d.l2.tracking_bytes > line ? d.l2.tracking_bytes : line;
+  return d.l2.capacity_bytes > 0 && d.l2.tracking_bytes > line ? d.l2.tracking_bytes : line;
 }
 }  // namespace
 
 MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_per_sm)
     : device_(device),
       sm_count_(std::max<std::uint32_t>(1, device.sm.count)),
-      scratchpad_(device.kind == core::DeviceKind::kScratchpad),
-      l2_enabled_(!scratchpad_ && device.l2.capacity_bytes > 0),
+      l2_enabled_(device.l2.capacity_bytes > 0),
       line_bytes_(device.l2.line_bytes ? device.l2.line_bytes : 128),
       sector_bytes_(device.l2.sector_bytes ? device.l2.sector_bytes : 32),
       unit_bytes_(unit_of_spec(device)),
@@ -34,8 +31,7 @@ MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_
       l2_(l2_spec_of(device), unit_bytes_),
       near_latency_(static_cast<double>(device.l2.near_hit_latency_cycles)),
       far_latency_(static_cast<double>(device.l2.far_hit_latency_cycles)),
-      l1_latency_(static_cast<double>(device.sm.l1_hit_latency_cycles)),
-      dma_latency_(static_cast<double>(device.scratchpad.dma_latency_cycles)) {
+      l1_latency_(static_cast<double>(device.sm.l1_hit_latency_cycles)) {
   const std::uint32_t parts = l2_.partitions();
   const double l2_bpc = device.gbps_to_bytes_per_cycle(device.l2.bandwidth_gbps) / parts;
   l2_ports_.assign(parts, BandwidthServer(l2_bpc));
@@ -49,21 +45,6 @@ MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_
   near_.resize(sm_count_);
   for (std::uint32_t sm = 0; sm < sm_count_; ++sm)
     near_[sm] = static_cast<std::uint32_t>(static_cast<std::uint64_t>(sm) * parts / sm_count_);
-  if (scratchpad_) {
-    const std::uint32_t engines = std::max<std::uint32_t>(1, device.scratchpad.dma_engines);
-    dma_.assign(static_cast<std::size_t>(device.sm.count) * engines,
-                BandwidthServer(device.scratchpad.dma_bytes_per_cycle));
-  }
-}
-
-double MemorySystem::dma(double t, std::uint32_t core, core::Bytes bytes) {
-  const std::uint32_t engines = std::max<std::uint32_t>(1, device_.scratchpad.dma_engines);
-  BandwidthServer* best = &dma_[static_cast<std::size_t>(core) * engines];
-  for (std::uint32_t e = 1; e < engines; ++e) {
-    BandwidthServer* s = &dma_[static_cast<std::size_t>(core) * engines + e];
-    if (s->free_at() < best->free_at()) best = s;
-  }
-  return best->serve(t, static_cast<double>(bytes)) + dma_latency_;
 }
 
 double MemorySystem::dram_transfer(double t, std::uint64_t unit, std::uint64_t mask, bool write, std::uint32_t group,
@@ -94,12 +75,6 @@ double MemorySystem::read_impl(double t, std::uint32_t sm, core::Bytes addr, std
     return done;
   };
   const std::uint64_t unit = unit_of(addr);
-  if (scratchpad_) {
-    traffic_.dram[tensor].read += bytes;
-    traffic_.lts[tensor].read += bytes;
-    counters_.lts_bytes += bytes;
-    return back(std::max(dma(t, sm, bytes), hbm_.read(t, addr, bytes)));
-  }
   L1Cache& l1 = l1_[sm];
   if (via_l1 && l1.enabled()) {
     traffic_.l1[tensor].read += bytes;
@@ -136,12 +111,11 @@ double MemorySystem::read_impl(double t, std::uint32_t sm, core::Bytes addr, std
 
 double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
                            core::Tensor tensor) {
-  if (scratchpad_ || !l2_enabled_) {
+  if (!l2_enabled_) {  // no L2: the exact bytes go to HBM
     traffic_.lts[tensor].write += bytes;
     traffic_.dram[tensor].write += bytes;
     counters_.lts_bytes += bytes;
-    const double done = hbm_.write(t, addr, bytes);
-    return scratchpad_ ? std::max(done, dma(t, sm, bytes)) : done;
+    return hbm_.write(t, addr, bytes);
   }
   return l2_request(t, sm, addr, bytes, tensor, true).at_l2;
 }
@@ -181,12 +155,6 @@ double MemorySystem::l2_busy_cycles() const {
   if (l2_ports_.empty() || !l2_enabled_) return 0;
   const double per_port = device_.gbps_to_bytes_per_cycle(device_.l2.bandwidth_gbps) / l2_.partitions();
   return per_port > 0 ? static_cast<double>(counters_.l2_request_bytes) / per_port : 0;
-}
-
-double MemorySystem::dma_busy_cycles() const {
-  // Scratchpad: every HBM byte read or written also passes one DMA engine (read_impl, write).
-  if (!scratchpad_ || device_.scratchpad.dma_bytes_per_cycle <= 0) return 0;
-  return static_cast<double>(hbm_.bytes_read() + hbm_.bytes_written()) / device_.scratchpad.dma_bytes_per_cycle;
 }
 
 double MemorySystem::flush(double t) {

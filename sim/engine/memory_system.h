@@ -1,5 +1,5 @@
-// The global-memory path of one launch: per-SM L1 (optional), the partitioned L2 with one
-// bandwidth server per partition, HBM channels, or (scratchpad devices) per-core DMA engines.
+// The global-memory path of one launch on a GPU: per-SM L1 (optional), the partitioned L2 with
+// one bandwidth server per partition, HBM channels (a scratchpad device has ScratchpadMemory).
 // Times one access analytically from the servers' state; counts bytes per tensor per level.
 // Accesses are at most one line, or one tracking unit when the device sets the coarser
 // l2.tracking_bytes (the block model: residency, LRU and requests per unit, DRAM transfers per
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/core/device_spec.h"
+#include "sim/core/launch_totals.h"
 #include "sim/core/run_result.h"
 #include "sim/engine/bandwidth_server.h"
 #include "sim/engine/hbm.h"
@@ -19,23 +20,12 @@
 
 namespace attnsim::engine {
 
-struct MemoryCounters {
-  // L2 tag-stage lookups, as Nsight Compute's lts__t_* count them: a request that the SM's near
-  // partition does not serve (a read missing the near copy, a store to a far-homed line) is
-  // looked up there and in its home partition (counted twice); stores count as hits.
-  std::uint64_t lts_sectors = 0;      // sectors looked up (reads + writes)
-  std::uint64_t lts_hit_sectors = 0;
-  core::Bytes lts_bytes = 0;          // lts__t_bytes: sector-granular (exact bytes when L2 is off)
-  core::Bytes l2_request_bytes = 0;   // the same, each request counted once (sector-granular)
-  std::uint64_t l1_hits = 0;
-  std::uint64_t l1_misses = 0;
-  std::uint64_t l2_near_hits = 0, l2_far_hits = 0, l2_misses = 0;  // line accesses
-  std::uint64_t l2_writebacks = 0;    // dirty lines written back (evictions + final flush)
-};
+using core::MemoryCounters;
 
 class MemorySystem {
  public:
-  // `l1_bytes_per_sm`: L1 capacity left by the shared-memory carve-out (0 = no L1).
+  // `l1_bytes_per_sm`: L1 capacity left by the shared-memory carve-out (0 = no L1). `device` is a
+  // GPU (kind: gpu); its scratchpad.* fields are not read.
   MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_per_sm);
 
   // A read of `bytes` at `addr` (all inside one unit) by SM `sm`, arriving at `t`; returns
@@ -74,10 +64,9 @@ class MemorySystem {
   core::LevelTraffic& traffic() { return traffic_; }
   const Hbm& hbm() const { return hbm_; }
   double l2_busy_cycles() const;   // summed over the partitions' ports
-  double dma_busy_cycles() const;  // scratchpad: summed over the DMA engines
+  double dma_busy_cycles() const { return 0; }  // no DMA engines
 
  private:
-  double dma(double t, std::uint32_t core, core::Bytes bytes);
   template <bool kCredit>
   double read_impl(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
                    bool via_l1, std::uint32_t credit_group, double* credit_at);
@@ -115,7 +104,6 @@ class MemorySystem {
 
   const core::DeviceSpec& device_;
   std::uint32_t sm_count_;
-  bool scratchpad_;
   bool l2_enabled_;
   core::Bytes line_bytes_;
   core::Bytes sector_bytes_;
@@ -127,8 +115,7 @@ class MemorySystem {
   L2Cache l2_;
   std::vector<BandwidthServer> l2_ports_;  // one per partition
   std::vector<L1Cache> l1_;                // one per SM
-  std::vector<BandwidthServer> dma_;       // scratchpad: engines, core-major
-  double near_latency_, far_latency_, l1_latency_, dma_latency_;
+  double near_latency_, far_latency_, l1_latency_;
   MemoryCounters counters_;
   core::LevelTraffic traffic_;
 };

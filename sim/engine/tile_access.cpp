@@ -5,8 +5,9 @@
 
 namespace attnsim::engine {
 
+template <class Memory>
 template <class Policy>
-bool TileAccess::load_as(std::uint32_t slot, CtaSlot& s, Sm& sm, double now) {
+bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, Sm& sm, double now) {
   constexpr bool block = Policy::kBlock;
   const core::TileOp& op = s.ops[s.pc];
   const core::Bytes unit = memory_.unit_bytes();
@@ -104,10 +105,8 @@ bool TileAccess::load_as(std::uint32_t slot, CtaSlot& s, Sm& sm, double now) {
   return true;
 }
 
-template bool TileAccess::load_as<LineAccess>(std::uint32_t, CtaSlot&, Sm&, double);
-template bool TileAccess::load_as<BlockAccess>(std::uint32_t, CtaSlot&, Sm&, double);
-
-void TileAccess::store(std::uint32_t sm_index, Sm& sm, const core::TileOp& op, double now) {
+template <class Memory>
+void TileAccess<Memory>::store(std::uint32_t sm_index, Sm& sm, const core::TileOp& op, double now) {
   const bool merge = memory_.block_model() && op.row_stride == op.row_bytes;
   const std::uint32_t rows = merge ? 1 : op.rows;
   const core::Bytes row_bytes = merge ? op.row_bytes * op.rows : op.row_bytes;
@@ -122,5 +121,12 @@ void TileAccess::store(std::uint32_t sm_index, Sm& sm, const core::TileOp& op, d
     }
   }
 }
+
+template class TileAccess<MemorySystem>;
+template class TileAccess<ScratchpadMemory>;
+template bool TileAccess<MemorySystem>::load_as<LineAccess>(std::uint32_t, CtaSlot&, Sm&, double);
+template bool TileAccess<MemorySystem>::load_as<BlockAccess>(std::uint32_t, CtaSlot&, Sm&, double);
+template bool TileAccess<ScratchpadMemory>::load_as<LineAccess>(std::uint32_t, CtaSlot&, Sm&, double);
+template bool TileAccess<ScratchpadMemory>::load_as<BlockAccess>(std::uint32_t, CtaSlot&, Sm&, double);
 
 }  // namespace attnsim::engine

@@ -1,7 +1,9 @@
 // Tile access: issues a tile load's or store's pieces (128-B lines, or l2.tracking_bytes units
 // in the block model) at the current time through the SM's LSU into the memory system, within
 // the load credits, and schedules the kCredit events that return them. The two L2 models are
-// two policy types, LineAccess and BlockAccess. Leaves out request coalescing across CTAs.
+// two policy types, LineAccess and BlockAccess; the memory (MemorySystem for a GPU,
+// ScratchpadMemory) is a template parameter, so a piece costs no virtual call. Leaves out request
+// coalescing across CTAs.
 //
 // Line model: as many whole pieces as the credit room allows; a load that fits in its credits
 // costs no event. Block model: a CTA short of its own allowance issues a unit's piece whole or
@@ -16,6 +18,7 @@
 #include "sim/engine/event_queue.h"
 #include "sim/engine/load_credits.h"
 #include "sim/engine/memory_system.h"
+#include "sim/engine/scratchpad_memory.h"
 #include "sim/engine/sm.h"
 
 namespace attnsim::engine {
@@ -30,10 +33,11 @@ struct BlockAccess {
   static constexpr bool kBlock = true;
 };
 
+template <class Memory>
 class TileAccess {
  public:
   // `l1_for_sync_loads`: synchronous loads may hit in / allocate into the SM's L1.
-  TileAccess(MemorySystem& memory, EventQueue& queue, const LoadCredits& credits, bool l1_for_sync_loads)
+  TileAccess(Memory& memory, EventQueue& queue, const LoadCredits& credits, bool l1_for_sync_loads)
       : memory_(memory), queue_(queue), credits_(credits), l1_for_sync_loads_(l1_for_sync_loads),
         block_(memory.block_model()) {}
 
@@ -50,11 +54,14 @@ class TileAccess {
   template <class Policy>
   bool load_as(std::uint32_t slot, CtaSlot& s, Sm& sm, double now);
 
-  MemorySystem& memory_;
+  Memory& memory_;
   EventQueue& queue_;
   const LoadCredits& credits_;
   bool l1_for_sync_loads_;
   bool block_;
 };
+
+extern template class TileAccess<MemorySystem>;
+extern template class TileAccess<ScratchpadMemory>;
 
 }  // namespace attnsim::engine

@@ -47,10 +47,9 @@ void run_end_to_end(benchmark::State& state, const core::Workload& w, const char
     const auto results = simulate(d, program);
     kernel_ns = 0;
     for (const auto& r : results) {
-      events += core::find_metric(r.metrics, "attnsim__events")->value;
-      bytes += core::find_metric(r.metrics, "dram__bytes_read.sum")->value +
-               core::find_metric(r.metrics, "dram__bytes_write.sum")->value;
-      kernel_ns += core::find_metric(r.metrics, "gpu__time_duration.sum")->value;
+      events += static_cast<double>(r.totals.stats.events);
+      bytes += static_cast<double>(r.totals.dram_read + r.totals.dram_write);
+      kernel_ns += r.totals.time_ns;
     }
   }
   state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsRate);
@@ -93,7 +92,7 @@ void BM_OneCtaFlash2TileProgram(benchmark::State& state) {
   double events = 0;
   for (auto _ : state) {
     const auto results = simulate(d, kernels::make_flash2(w, d));
-    events += core::find_metric(results[0].metrics, "attnsim__events")->value;
+    events += static_cast<double>(results[0].totals.stats.events);
   }
   state.counters["events_per_s"] = benchmark::Counter(events, benchmark::Counter::kIsRate);
 }

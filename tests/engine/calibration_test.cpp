@@ -9,12 +9,15 @@
 #include "sim/config/device_loader.h"
 #include "sim/core/run_result.h"
 #include "sim/engine/engine.h"
+#include "sim/io/launch_metrics.h"
 
 namespace attnsim::engine {
 namespace {
 
+// The named metrics (sim/io names the engine's typed totals), with the derived ones if added.
 double metric(const core::KernelResult& r, const char* name) {
-  const core::Metric* m = core::find_metric(r.metrics, name);
+  const core::Metrics named = r.metrics.empty() ? io::launch_metrics(r.totals) : r.metrics;
+  const core::Metric* m = core::find_metric(named, name);
   return m ? m->value : std::nan("");
 }
 

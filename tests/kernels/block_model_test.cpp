@@ -15,6 +15,7 @@
 #include "sim/config/device_loader.h"
 #include "sim/core/io_counts.h"
 #include "sim/engine/engine.h"
+#include "sim/io/launch_metrics.h"
 
 namespace attnsim::kernels {
 namespace {
@@ -93,7 +94,9 @@ TEST(BlockModel, UnboundedL2HbmBytesEqualCompulsory) {
   }
 }
 
-double metric(const core::KernelResult& r, const char* name) { return core::find_metric(r.metrics, name)->value; }
+double metric(const core::KernelResult& r, const char* name) {
+  return core::find_metric(io::launch_metrics(r.totals), name)->value;
+}
 
 struct Diff {
   double time = 0, dram = 0, lts = 0;  // block / line - 1, summed over the program's launches
