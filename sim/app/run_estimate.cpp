@@ -14,7 +14,7 @@ namespace {
 constexpr std::uint64_t kMaxProbedSteps = 1u << 16;
 constexpr double kTagWayBytes = 16;          // bound on engine::SetAssocArray bytes per way (9; wide masks +16)
 constexpr double kL1LineBytes = 128;
-constexpr double kSlotBytes = 768;           // engine::LaunchSimulator::Slot without its ops
+constexpr double kSlotBytes = 768;           // engine::CtaSlot without its ops
 constexpr double kEventBytes = 32;           // engine::EventQueue entry
 constexpr double kEventsPerSlot = 4;         // the queue's reservation per slot
 constexpr double kFunctionalMatrices = 4;    // S, P and (fwdbwd) dP, dS of one pair

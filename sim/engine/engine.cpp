@@ -1,3 +1,4 @@
+// Engine entry point: builds one launch simulator per launch for the device's memory kind and runs the program's launches in order.
 #include "sim/engine/engine.h"
 
 #include "sim/engine/launch_simulator.h"
