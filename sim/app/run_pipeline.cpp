@@ -5,6 +5,7 @@
 
 #include "kernels/functional.h"
 #include "kernels/registry.h"
+#include "sim/app/command_context.h"
 #include "sim/core/derived_metrics.h"
 #include "sim/core/errors.h"
 
@@ -69,7 +70,16 @@ core::RunResult run_workload(const core::Workload& workload, const core::DeviceS
   core::RunResult result;
   result.workload = program.workload;
   result.device_name = device.name;
-  result.kernels = engine::simulate(device, program, options.engine);
+  if (options.interrupt) {
+    engine::EngineOptions engine_options = options.engine;
+    engine_options.progress = [&options](const engine::LaunchProgress& p) {
+      throw_if_interrupted(options.interrupt);
+      if (options.engine.progress) options.engine.progress(p);
+    };
+    result.kernels = engine::simulate(device, program, engine_options);
+  } else {
+    result.kernels = engine::simulate(device, program, options.engine);
+  }
   result.metrics = total_metrics(result.kernels);
   // TFLOP/s, GB/s, % of peak and busy % per launch and for the run (from the summed counters).
   for (auto& k : result.kernels) core::add_derived_metrics(k.metrics, device);
@@ -77,8 +87,9 @@ core::RunResult run_workload(const core::Workload& workload, const core::DeviceS
   for (const auto& k : result.kernels) result.tensors += k.tensors;
   if (program.workload.functional) {
     // The schedule on numbers, stored in the workload's dtype (rounding emulated).
-    result.functional_max_rel_error = kernels::run_functional(
-        program.workload, kernels::storage_precision(program.workload.dtype));
+    result.functional_max_rel_error =
+        kernels::run_functional(program.workload, kernels::storage_precision(program.workload.dtype),
+                                [&options] { throw_if_interrupted(options.interrupt); });
   }
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
