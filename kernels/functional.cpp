@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
 
@@ -22,6 +23,10 @@ struct Problem {
   std::uint64_t nq, nkv, d, off;
   bool allowed(std::uint64_t q, std::uint64_t k) const { return !w.causal || k <= q + off; }
   double st(double x) const { return storage == Precision::kFp64 ? x : round_to(x, storage); }
+  const std::function<void()>* poll = nullptr;  // called once per query row (or row block) and step
+  void tick() const {
+    if (poll && *poll) (*poll)();
+  }
 };
 
 struct Grads {
@@ -40,6 +45,7 @@ Grads reference(const Problem& p, const Matrix& q, const Matrix& k, const Matrix
   Grads g{Matrix(p.nq, p.d), Matrix(p.nq, p.d), Matrix(p.nkv, p.d), Matrix(p.nkv, p.d)};
   Matrix prob(p.nq, p.nkv);
   for (std::size_t i = 0; i < p.nq; ++i) {
+    p.tick();
     double m = kNegInf;
     for (std::size_t j = 0; j < p.nkv; ++j)
       if (p.allowed(i, j)) m = std::max(m, dot(q, i, k, j));
@@ -53,6 +59,7 @@ Grads reference(const Problem& p, const Matrix& q, const Matrix& k, const Matrix
   }
   if (!bwd) return g;
   for (std::size_t i = 0; i < p.nq; ++i) {
+    p.tick();
     Vector dp(p.nkv);
     double rowsum = 0;
     for (std::size_t j = 0; j < p.nkv; ++j) rowsum += prob(i, j) * (dp[j] = dot(d_o, i, v, j));
@@ -103,9 +110,11 @@ Matrix flash2_forward(const Problem& p, const Matrix& q, const Matrix& k, const 
     const std::uint64_t blocks = p.w.causal ? KernelDefaults::causal_col_blocks(row0, r, p.off, p.nkv, bn)
                                             : core::ceil_div(p.nkv, bn);
     std::vector<RowState> rows(r, RowState{kNegInf, 0, Vector(p.d, 0)});
-    for (std::uint64_t j = 0; j < blocks; ++j)
+    for (std::uint64_t j = 0; j < blocks; ++j) {
+      p.tick();
       for (std::uint64_t i = 0; i < r; ++i)
         online_block(p, q, k, v, row0 + i, j * bn, std::min(p.nkv, (j + 1) * bn), rows[i]);
+    }
     for (std::uint64_t i = 0; i < r; ++i) {
       for (std::size_t c = 0; c < p.d; ++c) o(row0 + i, c) = p.st(rows[i].acc[c] / rows[i].l);
       lse[row0 + i] = rows[i].m + std::log(rows[i].l);
@@ -126,7 +135,8 @@ void flash2_backward(const Problem& p, const Matrix& q, const Matrix& k, const M
   for (std::uint64_t col0 = 0; col0 < p.nkv; col0 += bn) {
     const std::uint64_t c_end = std::min(p.nkv, col0 + bn);
     const std::uint64_t first = p.w.causal ? KernelDefaults::causal_first_row(col0, p.off, bm) : 0;
-    for (std::uint64_t row0 = first; row0 < p.nq; row0 += bm)
+    for (std::uint64_t row0 = first; row0 < p.nq; row0 += bm) {
+      p.tick();
       for (std::uint64_t i = row0; i < std::min(p.nq, row0 + bm); ++i)
         for (std::uint64_t j = col0; j < c_end; ++j) {
           if (!p.allowed(i, j)) continue;
@@ -138,6 +148,7 @@ void flash2_backward(const Problem& p, const Matrix& q, const Matrix& k, const M
             g.dq(i, c) += ds * k(j, c);
           }
         }
+    }
   }
 }
 
@@ -152,6 +163,7 @@ Matrix flash1_forward(const Problem& p, const Matrix& q, const Matrix& k, const 
   for (std::uint64_t col0 = 0; col0 < p.nkv; col0 += bc) {
     const std::uint64_t first = p.w.causal ? KernelDefaults::causal_first_row(col0, p.off, br) : 0;
     for (std::uint64_t i = first; i < p.nq; ++i) {
+      p.tick();
       RowState blk{kNegInf, 0, Vector(p.d, 0)};
       online_block(p, q, k, v, i, col0, std::min(p.nkv, col0 + bc), blk);
       if (blk.m == kNegInf) continue;
@@ -181,6 +193,7 @@ void flash1_backward(const Problem& p, const Matrix& q, const Matrix& k, const M
     const std::uint64_t first = p.w.causal ? KernelDefaults::causal_first_row(col0, p.off, br) : 0;
     for (std::uint64_t row0 = first; row0 < p.nq; row0 += br)
       for (std::uint64_t i = row0; i < std::min(p.nq, row0 + br); ++i) {
+        p.tick();
         double d_i = 0;
         for (std::size_t c = 0; c < p.d; ++c) d_i += d_o(i, c) * o(i, c);
         Vector dq_i(p.d);
@@ -212,6 +225,7 @@ Matrix decode_forward(const Problem& p, const Matrix& q, const Matrix& k, const 
   const std::uint64_t bn = p.w.block_n, t_c = core::ceil_div(p.nkv, bn);
   const std::uint64_t bps = core::ceil_div(t_c, p.w.num_splits);
   for (std::size_t i = 0; i < p.nq; ++i) {
+    p.tick();
     std::vector<std::pair<double, Vector>> parts;
     for (std::uint64_t s = 0; s < p.w.num_splits; ++s) {
       RowState st{kNegInf, 0, Vector(p.d, 0)};
@@ -242,6 +256,7 @@ Grads standard_schedule(const Problem& p, const Matrix& q, const Matrix& k, cons
   Grads g = reference(p, q, k, v, d_o, bwd);  // gradients: double on the rounded inputs
   Matrix o(p.nq, p.d);
   for (std::size_t i = 0; i < p.nq; ++i) {
+    p.tick();
     Vector s(p.nkv, kNegInf);
     double m = kNegInf;
     for (std::size_t j = 0; j < p.nkv; ++j)
@@ -288,11 +303,13 @@ Precision storage_precision(core::DType dtype) {
   return Precision::kFp64;
 }
 
-double run_functional(const core::Workload& w, Precision storage) {
+double run_functional(const core::Workload& w, Precision storage) { return run_functional(w, storage, {}); }
+
+double run_functional(const core::Workload& w, Precision storage, const std::function<void()>& poll) {
   const std::string& kn = w.kernel;
   if (kn != "standard" && kn != "flash1" && kn != "flash2" && kn != "flash_decode")
     throw core::ConfigError(core::ConfigProblem{"", 0, "functional", "kernel '" + kn + "' has no functional mode"});
-  Problem p{w, storage, w.seq_q, w.seq_kv, w.head_dim, w.seq_kv >= w.seq_q ? w.seq_kv - w.seq_q : 0};
+  Problem p{w, storage, w.seq_q, w.seq_kv, w.head_dim, w.seq_kv >= w.seq_q ? w.seq_kv - w.seq_q : 0, &poll};
   const bool bwd = w.pass == core::Pass::kFwdBwd && kn != "flash_decode";
   const std::uint64_t kv_heads = w.kv_heads ? w.kv_heads : w.heads, group = w.heads / kv_heads;
   const double per_head = static_cast<double>(p.nq) * p.nkv * p.d * (bwd ? 6 : 3);

@@ -4,6 +4,8 @@
 // no memory model.
 #pragma once
 
+#include <functional>
+
 #include "kernels/precision.h"
 #include "sim/core/workload.h"
 
@@ -16,6 +18,9 @@ namespace attnsim::kernels {
 // At most ~5e7 multiply-adds of (batch, head) pairs are executed: heads beyond that are skipped.
 // Throws core::ConfigError for kernels without a schedule (microbenchmarks).
 double run_functional(const core::Workload& resolved, Precision storage = Precision::kFp64);
+// The same, calling `poll` once per query row or row block of each pass (a stop request: an
+// exception it throws ends the computation and propagates).
+double run_functional(const core::Workload& resolved, Precision storage, const std::function<void()>& poll);
 
 // The storage precision matching a workload dtype (fp32, fp16, bf16, fp8 e4m3).
 Precision storage_precision(core::DType dtype);

@@ -12,12 +12,14 @@ results file as ``attnsim sweep`` and returns its table as a pandas DataFrame.
 
 Bad input raises ConfigError with the command line's message (``file:line: key: message`` where
 there is a file); a failed simulation raises SimulationError. Ctrl-C (a notebook's interrupt)
-stops a run or a sweep and raises KeyboardInterrupt.
+stops a run, a sweep, check() or cli() and raises KeyboardInterrupt. Progress goes to
+``sys.stderr``, so a notebook shows it in the cell.
 """
 import copy
 import json
 import os
 import shutil
+import sys
 import tempfile
 import warnings
 
@@ -65,6 +67,20 @@ def _sets(keys, device_overrides):
         k = k if k.startswith("device.") else "device." + k
         sets.append(f"{k}={_value_text(v)}")
     return sets
+
+
+def _stderr_is_terminal():
+    """Whether progress may be one line redrawn with '\\r': sys.stderr is a terminal or a Jupyter
+    cell (ipykernel's stream, which renders '\\r' in place); else plain lines, as in a log."""
+    err = sys.stderr
+    if err is None:
+        return False
+    if type(err).__module__.split(".")[0] == "ipykernel":
+        return True
+    try:
+        return bool(err.isatty())
+    except Exception:
+        return False
 
 
 def _tensor_frame(tensors):
@@ -116,7 +132,7 @@ class Result:
 
 
 def run(device="h200", kernel="flash2", seq=None, head_dim=None, heads=None, *, workload=None,
-        device_overrides=None, max_memory=None, **keys):
+        device_overrides=None, max_memory=None, progress=True, **keys):
     """Simulates one workload on one device: ``attnsim run --device DEVICE --kernel KERNEL --set ...``.
 
     device            preset name (``devices()``) or a device YAML path
@@ -125,12 +141,16 @@ def run(device="h200", kernel="flash2", seq=None, head_dim=None, heads=None, *, 
                       workload keys (``workload_keys()``); None keeps the kernel's default
     device_overrides  dict of device keys, e.g. ``{"l2.capacity_bytes": 0}`` (L2 off)
     max_memory        refuse a run whose estimated peak memory exceeds this (bytes or "4 GiB")
+    progress          a progress line on sys.stderr for a long run, as ``attnsim run`` prints it:
+                      on a terminal or in a notebook after 1 s, redrawn in place; elsewhere a line
+                      every 10 s
     Returns a Result. Raises ConfigError, SimulationError; KeyboardInterrupt on Ctrl-C.
     """
     keys = dict(seq=seq, head_dim=head_dim, heads=heads, **keys)
     text, series, period = _core.run(str(device), "" if workload else str(kernel),
                                      os.fspath(workload) if workload else "", _sets(keys, device_overrides),
-                                     "" if max_memory is None else _value_text(max_memory))
+                                     "" if max_memory is None else _value_text(max_memory), bool(progress),
+                                     _stderr_is_terminal())
     return Result(json.loads(text), series, period)
 
 
@@ -142,7 +162,8 @@ def sweep(spec, jobs=None, out=None, progress=True, resume=False):
     jobs      points run in parallel (default: the CPUs available); results do not depend on it
     out       write the results file here (as ``attnsim sweep --out``); default: a temporary
               file, removed after its table is read
-    progress  progress lines on stderr
+    progress  progress on sys.stderr: a redrawn bar on a terminal or in a notebook, else a line
+              per 5 % of the points
     resume    continue an interrupted sweep into ``out`` (as ``--resume``)
     The DataFrame's ``attrs`` hold ``path`` (out or None) and ``summary`` (point counts).
     Points whose simulation failed have status 'error' and raise a SweepWarning.
@@ -160,8 +181,8 @@ def sweep(spec, jobs=None, out=None, progress=True, resume=False):
     else:
         target = os.fspath(out)
     try:
-        summary = _core.sweep(path, text, name, target, int(jobs), bool(progress), bool(resume),
-                              f"attnsim.sweep({path or name!r}, jobs={jobs})")
+        summary = _core.sweep(path, text, name, target, int(jobs), bool(progress), _stderr_is_terminal(),
+                              bool(resume), f"attnsim.sweep({path or name!r}, jobs={jobs})")
         df = read(target)
     finally:
         if tmp:
@@ -270,10 +291,13 @@ def read_point(path, index):
 
 def cli(*args):
     """Runs ``attnsim ARGS...`` in this process; returns its standard output. A non-zero exit code
-    that is not an error (``check`` finding a mismatch: 1) is returned as ``(code, text)``."""
+    that is not an error (``check`` finding a mismatch: 1) is returned as ``(code, text)``.
+    Progress (``run``) goes to sys.stderr. Raises ConfigError (bad arguments or input, ``sweep``:
+    use sweep()), SimulationError; KeyboardInterrupt on Ctrl-C (``run`` and ``check`` stop within
+    moments)."""
     if args and str(args[0]) == "sweep":
         raise ConfigError("cli: use attnsim.sweep() for sweeps (the command's MPI set-up is not for a Python process)")
-    code, text = _core.cli([str(a) for a in args])
+    code, text = _core.cli([str(a) for a in args], _stderr_is_terminal())
     return text if code == 0 else (code, text)
 
 
@@ -326,7 +350,8 @@ def softmax_trace(scores, block):
 def check(file=None, device=None, device_overrides=None, **keys):
     """Simulated HBM bytes vs the closed forms with the L2 off (``attnsim check``) for a workload
     or sweep YAML ``file``, or the built-in grid. Returns (passed: bool, report text); exit code 1
-    (a mismatch) is passed=False, bad input raises ConfigError."""
+    (a mismatch) is passed=False, bad input raises ConfigError; Ctrl-C raises KeyboardInterrupt
+    (within moments: the check stops inside a workload, at its next row of functional mode)."""
     argv = ["check"] + ([os.fspath(file)] if file else []) + (["--device", str(device)] if device else [])
     for s in _sets(keys, device_overrides):
         argv += ["--set", s]

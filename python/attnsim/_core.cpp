@@ -3,9 +3,11 @@
 // Thin by design: `run` is `attnsim run --json` (same loaders, run_workload, write_run_json), `sweep`
 // drives the same SweepRunner into an HDF5 file, and `cli` runs any subcommand in-process. The
 // pure-Python package (python/attnsim/__init__.py) turns the results into dicts and DataFrames.
-// Simulation runs on a worker thread with the GIL released; the calling thread polls
-// PyErr_CheckSignals so Ctrl-C stops a run (at the engine's next progress report) or a sweep
-// (points in flight finish and are journaled), then raises KeyboardInterrupt.
+// Simulation runs on a worker thread with the GIL released; the calling thread wakes every 50 ms
+// to write the progress text the worker produced to Python's sys.stderr (so a notebook shows it
+// in the cell) and to poll PyErr_CheckSignals, so Ctrl-C stops a run or a command (at the
+// engine's next progress report or functional mode's next row) or a sweep (points in flight
+// finish and are journaled), then raises KeyboardInterrupt.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -14,15 +16,18 @@
 #include <chrono>
 #include <exception>
 #include <future>
-#include <iostream>
+#include <mutex>
 #include <optional>
 #include <sstream>
+#include <streambuf>
 #include <string>
 #include <vector>
 
+#include "sim/app/command_context.h"
 #include "sim/app/commands.h"
 #include "sim/app/output_path.h"
 #include "sim/app/run_pipeline.h"
+#include "sim/app/run_progress.h"
 #include "sim/app/sweep_runner.h"
 #include "sim/config/config.h"
 #include "sim/config/sweep_expander.h"
@@ -39,36 +44,86 @@ using namespace attnsim;
 
 namespace {
 
-// Thrown from the engine's progress callback when Ctrl-C asked a run to stop.
-struct RunInterrupted : std::runtime_error {
-  RunInterrupted() : std::runtime_error("interrupted") {}
+// An output stream the worker threads write progress to; the Python thread takes the text and
+// writes it to sys.stderr (worker threads never touch Python objects).
+class ProgressPipe {
+ public:
+  std::ostream& stream() { return stream_; }
+  std::string take() {
+    std::lock_guard<std::mutex> lock(buffer_.mutex);
+    std::string text;
+    text.swap(buffer_.text);
+    return text;
+  }
+
+ private:
+  struct Buffer : std::streambuf {
+    std::mutex mutex;
+    std::string text;
+    int_type overflow(int_type c) override {
+      if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+      std::lock_guard<std::mutex> lock(mutex);
+      text.push_back(traits_type::to_char_type(c));
+      return c;
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+      std::lock_guard<std::mutex> lock(mutex);
+      text.append(s, static_cast<std::size_t>(n));
+      return n;
+    }
+  };
+  Buffer buffer_;
+  std::ostream stream_{&buffer_};
 };
 
+// sys.stderr.write(text) and flush() (nothing when sys.stderr is None). Needs the GIL.
+void write_to_python_stderr(const std::string& text) {
+  py::object err = py::module_::import("sys").attr("stderr");
+  if (err.is_none()) return;
+  err.attr("write")(py::str(text));
+  if (py::hasattr(err, "flush")) err.attr("flush")();
+}
+
 // Runs body(stop) on a worker thread with the GIL released. The calling (Python) thread wakes
-// every 50 ms to run Python's signal handlers; a KeyboardInterrupt (or any exception they raise)
-// sets `stop`, waits for the body to wind down, and is then re-raised. Otherwise the body's own
-// result or exception is returned.
+// every 50 ms to write what the body wrote to `pipe` (if any) to sys.stderr and to run Python's
+// signal handlers; a KeyboardInterrupt (or any exception they raise) sets `stop`, waits for the
+// body to wind down, and is then re-raised. Otherwise the body's own result or exception is
+// returned. A sys.stderr that fails to write is left alone from then on (progress is cosmetic).
 template <typename R, typename F>
-R interruptible(F&& body) {
+R interruptible(F&& body, ProgressPipe* pipe = nullptr) {
   std::atomic<bool> stop{false};
   std::future<R> done = std::async(std::launch::async, [&]() -> R { return body(stop); });
   std::optional<py::error_already_set> python_error;
+  auto fail = [&](py::error_already_set&& e) {
+    if (python_error) return;
+    python_error.emplace(std::move(e));
+    stop.store(true);
+  };
+  auto flush_progress = [&]() {
+    if (!pipe) return;
+    const std::string text = pipe->take();
+    if (text.empty()) return;
+    try {
+      write_to_python_stderr(text);
+    } catch (py::error_already_set& e) {
+      if (e.matches(PyExc_KeyboardInterrupt)) fail(std::move(e));
+      else pipe = nullptr;
+    }
+  };
   for (;;) {
     bool ready;
     {
       py::gil_scoped_release release;
       ready = done.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
     }
+    flush_progress();
     if (ready) break;
-    if (!python_error && PyErr_CheckSignals() != 0) {
-      python_error.emplace();  // fetches the pending exception (KeyboardInterrupt)
-      stop.store(true);
-    }
+    if (!python_error && PyErr_CheckSignals() != 0) fail(py::error_already_set());  // fetches the KeyboardInterrupt
   }
   if (python_error) {
     try {
       done.get();
-    } catch (...) {  // the body's RunInterrupted / SweepInterrupted: the Python error wins
+    } catch (...) {  // the body's app::Interrupted / SweepInterrupted: the Python error wins
     }
     throw std::move(*python_error);
   }
@@ -94,38 +149,45 @@ py::dict series_dict(const core::TimeSeries& s) {
   return d;
 }
 
-// `attnsim run --device DEV (--kernel K | --workload FILE) --set ... --json`, as cmd_run does it.
+// `attnsim run --device DEV (--kernel K | --workload FILE) --set ... --json`, as cmd_run does it,
+// progress as cmd_run prints it (a run over 1 s on a `terminal`, over 10 s otherwise) to sys.stderr.
 // Returns (the JSON text, the joined time series, its period in ns).
 py::tuple run(const std::string& device_name, const std::string& kernel, const std::string& workload_file,
-              const std::vector<std::string>& sets, const std::string& max_memory) {
+              const std::vector<std::string>& sets, const std::string& max_memory, bool progress, bool terminal) {
   struct Out {
     std::string json;
     core::TimeSeries series;
   };
-  Out out = interruptible<Out>([&](const std::atomic<bool>& stop) {
-    if (workload_file.empty() == kernel.empty())
-      throw core::ConfigError(core::ConfigProblem{"", 0, "kernel/workload", "give exactly one of kernel or workload"});
-    std::vector<config::Override> device_overrides;
-    const auto workload_overrides = split(sets, device_overrides);
-    const core::DeviceSpec device = config::load_device(device_name, device_overrides);
-    const core::Workload workload = workload_file.empty()
-                                        ? config::workload_for_kernel(kernel, workload_overrides)
-                                        : config::load_workload_file(workload_file, workload_overrides);
-    app::RunOptions options;
-    if (!max_memory.empty()) {
-      config::YamlReader reader("");
-      const auto bytes = reader.as_bytes(YAML::Node(max_memory), "max_memory");
-      reader.throw_if_problems();
-      options.max_memory_bytes = *bytes;
-    }
-    options.engine.progress = [&stop](const engine::LaunchProgress&) {
-      if (stop.load(std::memory_order_relaxed)) throw RunInterrupted();
-    };
-    const core::RunResult result = app::run_workload(workload, device, options);
-    std::ostringstream json;
-    io::write_run_json(result, device, json);
-    return Out{json.str(), io::joined_series(result)};
-  });
+  ProgressPipe pipe;
+  Out out = interruptible<Out>(
+      [&](const std::atomic<bool>& stop) {
+        if (workload_file.empty() == kernel.empty())
+          throw core::ConfigError(
+              core::ConfigProblem{"", 0, "kernel/workload", "give exactly one of kernel or workload"});
+        std::vector<config::Override> device_overrides;
+        const auto workload_overrides = split(sets, device_overrides);
+        const core::DeviceSpec device = config::load_device(device_name, device_overrides);
+        const core::Workload workload = workload_file.empty()
+                                            ? config::workload_for_kernel(kernel, workload_overrides)
+                                            : config::load_workload_file(workload_file, workload_overrides);
+        app::RunOptions options;
+        if (!max_memory.empty()) {
+          config::YamlReader reader("");
+          const auto bytes = reader.as_bytes(YAML::Node(max_memory), "max_memory");
+          reader.throw_if_problems();
+          options.max_memory_bytes = *bytes;
+        }
+        app::RunProgressPrinter printer(progress ? &pipe.stream() : nullptr, terminal, terminal ? 1.0 : 10.0,
+                                        terminal ? 0.25 : 10.0);
+        options.engine.progress = [&printer](const engine::LaunchProgress& p) { printer(p); };
+        options.interrupt = &stop;
+        const core::RunResult result = app::run_workload(workload, device, options);
+        printer.finish();
+        std::ostringstream json;
+        io::write_run_json(result, device, json);
+        return Out{json.str(), io::joined_series(result)};
+      },
+      &pipe);
   return py::make_tuple(out.json, series_dict(out.series), out.series.period_ns);
 }
 
@@ -137,8 +199,11 @@ core::RunResult run_point(const core::Workload& w, const core::DeviceSpec& d) {
 
 // `attnsim sweep` in one process: spec from a file (`spec_path`) or YAML text named `spec_name`.
 // Writes `out_path`; returns the summary counts. Throws ConfigError for bad input (nothing written).
+// Progress (`progress`) goes to sys.stderr: a redrawn bar on a `terminal`, else plain lines.
 py::dict sweep(const std::string& spec_path, const std::string& spec_text, const std::string& spec_name,
-               const std::string& out_path, unsigned jobs, bool progress, bool resume, const std::string& command) {
+               const std::string& out_path, unsigned jobs, bool progress, bool terminal, bool resume,
+               const std::string& command) {
+  ProgressPipe pipe;
   const app::SweepSummary s = interruptible<app::SweepSummary>([&](const std::atomic<bool>& stop) {
     app::check_output_path(out_path, "out");
     const config::SweepSpec spec = spec_path.empty() ? config::SweepLoader::load_text(spec_text, spec_name)
@@ -149,11 +214,12 @@ py::dict sweep(const std::string& spec_path, const std::string& spec_text, const
     o.jobs = jobs;
     o.resume = resume;
     o.command_line = command;
-    o.progress = progress ? &std::cerr : nullptr;
+    o.progress = progress ? &pipe.stream() : nullptr;
+    o.progress_is_terminal = terminal;
     o.interrupt = &stop;
     app::SweepRunner runner(spec, o, &run_point);
     return runner.run();
-  });
+  }, &pipe);
   py::dict d;
   d["total"] = s.total;
   d["resumed"] = s.resumed;
@@ -164,8 +230,10 @@ py::dict sweep(const std::string& spec_path, const std::string& spec_text, const
 }
 
 // Any subcommand in-process (`attnsim ARGS...`): returns (exit code, stdout text). Errors raise
-// ConfigError / SimulationError with the CLI's message instead of printing it.
-py::tuple cli(const std::vector<std::string>& argv) {
+// ConfigError / SimulationError with the CLI's message instead of printing it. The command's
+// progress goes to sys.stderr (`terminal`: one line rewritten), and Ctrl-C stops it (run: at the
+// engine's next progress report; check: at its next progress report or row of functional mode).
+py::tuple cli(const std::vector<std::string>& argv, bool terminal) {
   if (argv.empty()) throw core::ConfigError(core::ConfigProblem{"", 0, "", "no command"});
   const app::Command* cmd = nullptr;
   for (const auto& c : app::command_table())
@@ -173,7 +241,13 @@ py::tuple cli(const std::vector<std::string>& argv) {
   if (!cmd) throw core::ConfigError(core::ConfigProblem{"", 0, "", "unknown command '" + argv[0] + "'"});
   const app::Args rest(argv.begin() + 1, argv.end());
   std::ostringstream text;
-  const int code = interruptible<int>([&](const std::atomic<bool>&) { return cmd->run(rest, text); });
+  ProgressPipe pipe;
+  const int code = interruptible<int>(
+      [&](const std::atomic<bool>& stop) {
+        const app::ScopedCommandContext context(app::CommandContext{&stop, &pipe.stream(), terminal});
+        return cmd->run(rest, text);
+      },
+      &pipe);
   return py::make_tuple(code, text.str());
 }
 
@@ -194,14 +268,16 @@ PYBIND11_MODULE(_core, m) {
       simulation_error(e.what());
     } catch (const app::SweepInterrupted& e) {
       PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+    } catch (const app::Interrupted& e) {
+      PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     }
   });
 
   m.def("run", &run, py::arg("device"), py::arg("kernel"), py::arg("workload_file"), py::arg("sets"),
-        py::arg("max_memory"));
+        py::arg("max_memory"), py::arg("progress") = false, py::arg("terminal") = false);
   m.def("sweep", &sweep, py::arg("spec_path"), py::arg("spec_text"), py::arg("spec_name"), py::arg("out"),
-        py::arg("jobs"), py::arg("progress"), py::arg("resume"), py::arg("command_line"));
-  m.def("cli", &cli, py::arg("argv"));
+        py::arg("jobs"), py::arg("progress"), py::arg("terminal"), py::arg("resume"), py::arg("command_line"));
+  m.def("cli", &cli, py::arg("argv"), py::arg("terminal") = false);
   // attnsim__bound of a metrics dict (the rule of `run --json`; "" when the busy metrics are absent).
   m.def("bound_of", [](const std::vector<std::pair<std::string, double>>& metrics) {
     core::Metrics ms;

@@ -1,10 +1,15 @@
 """The Python module (build/python/attnsim, docs/python.md) against the attnsim command it wraps:
 run() equals `attnsim run --json` for every kernel on two devices, sweep() equals the CLI sweep's
-table and points for any jobs, errors carry the CLI's messages, Ctrl-C stops a run and a sweep,
-the GIL is released while simulating, and docs/python.md's example runs as written."""
+table and points for any jobs, errors carry the CLI's messages, Ctrl-C stops a run, a sweep,
+check() and cli(), progress goes to sys.stderr (what a notebook shows), the GIL is released while
+simulating, scripts/env.sh makes the module importable, docs/python.md's reference lists every
+public function with its signature, and its example runs as written."""
+import inspect
+import io
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -268,6 +273,112 @@ def test_ctrl_c_stops_a_sweep(attnsim, check, tmp_path):
     check(1 <= kept < 12, f"sweep: finished points journaled ({kept} of 12)")
     done = attnsim.sweep(sweep, jobs=2, out=out, progress=False, resume=True)
     check(len(done) == 12 and done.attrs["summary"]["resumed"] == kept, f"resume=True completes it ({done.attrs['summary']})")
+
+
+# A check of one workload whose functional mode takes seconds (about 13 s on the 2-core container).
+LONG_CHECK = "kernel: flash2\nseq: 4096\nhead_dim: 256\nheads: 1\n"
+
+
+def test_ctrl_c_stops_check(attnsim, check, tmp_path):
+    wl = tmp_path / "long.yaml"
+    wl.write_text(LONG_CHECK)
+    rc, out, err, took = interrupt_child(attnsim, f"attnsim.check({str(wl)!r})",
+                                         lambda p: time.sleep(1.0) or p.poll() is None)
+    check(rc == 7 and "interrupted" in out, f"check(): KeyboardInterrupt (rc {rc}) {out} {err[-300:]}")
+    check(took < 4, f"check(): stopped {took:.2f} s after SIGINT (inside the workload, not after it)")
+
+
+def test_ctrl_c_stops_cli(attnsim, check):
+    # `run` through cli(): about 9 s of simulation on the 2-core container.
+    call = ('attnsim.cli("run", "--device", "h200", "--kernel", "flash2", "--set", "seq=32768", '
+            '"--set", "head_dim=128", "--set", "heads=4", "--json")')
+    rc, out, err, took = interrupt_child(attnsim, call, lambda p: time.sleep(1.0) or p.poll() is None)
+    check(rc == 7 and "interrupted" in out, f"cli('run'): KeyboardInterrupt (rc {rc}) {out} {err[-300:]}")
+    check(took < 4, f"cli('run'): stopped {took:.2f} s after SIGINT")
+
+
+class _TerminalIO(io.StringIO):
+    """A StringIO that says it is a terminal (as a notebook's stream is treated)."""
+
+    def isatty(self):
+        return True
+
+
+def _captured_stderr(stream, call):
+    old = sys.stderr
+    sys.stderr = stream
+    try:
+        t0 = time.perf_counter()
+        call()
+        return stream.getvalue(), time.perf_counter() - t0
+    finally:
+        sys.stderr = old
+
+
+def test_progress_goes_to_sys_stderr(attnsim, check, capfd):
+    # What a notebook shows is what Python's sys.stderr receives; the process's stderr (a Jupyter
+    # server's log) gets nothing.
+    capfd.readouterr()
+    text, _ = _captured_stderr(io.StringIO(), lambda: attnsim.sweep(SWEEP, jobs=2, progress=True))
+    check(re.search(r"^sweep: 12/12 ", text, re.M) is not None, f"sweep(progress=True): lines on sys.stderr {text!r}")
+    text, _ = _captured_stderr(_TerminalIO(), lambda: attnsim.sweep(SWEEP, jobs=2, progress=True))
+    check(text.startswith("\r[") and "12/12" in text and text.endswith("\n"), f"sweep, terminal: a redrawn bar {text[-120:]!r}")
+    text, _ = _captured_stderr(io.StringIO(), lambda: attnsim.sweep(SWEEP, jobs=2, progress=False))
+    check(text == "", f"sweep(progress=False): nothing {text!r}")
+    # A run over 1 s on a terminal (or in a notebook): one line redrawn with '\r', erased at the end.
+    long_run = dict(seq=16384, head_dim=128, heads=8)
+    text, took = _captured_stderr(_TerminalIO(), lambda: attnsim.run("h200", "flash2", **long_run))
+    check(took > 1.3, f"the run is long enough to report progress ({took:.2f} s)")
+    check(text.startswith("\rattnsim run: flash2_fwd launch 1/1: ") and "CTAs" in text, f"run(): progress {text[:120]!r}")
+    check(text.endswith("\r") and text.rstrip("\r ").count("\n") == 0, f"run(): the line is erased at the end {text[-40:]!r}")
+    text, took = _captured_stderr(_TerminalIO(), lambda: attnsim.run("h200", "flash2", progress=False, **long_run))
+    check(took > 1.3 and text == "", f"run(progress=False): nothing in {took:.2f} s {text[:80]!r}")
+    text, _ = _captured_stderr(_TerminalIO(), lambda: attnsim.cli(
+        "run", "--device", "h200", "--kernel", "flash2", *set_args(long_run), "--json"))
+    check(text.startswith("\rattnsim run: flash2_fwd launch 1/1: "), f"cli('run'): progress on sys.stderr {text[:80]!r}")
+    fd = capfd.readouterr()
+    check("sweep:" not in fd.err and "attnsim run:" not in fd.err, f"nothing on the process's stderr {fd.err[:200]!r}")
+
+
+def test_env_sh_makes_the_module_importable(attnsim_bin, check, tmp_path):
+    build = os.path.dirname(os.path.abspath(attnsim_bin))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ATTNSIM")}
+    env.update(ATTNSIM_BUILD_DIR=build, PYTHONPATH="/elsewhere")
+    script = shlex.quote(os.path.join(ROOT, "scripts", "env.sh"))
+    # From another directory, sourced twice (no duplicate entries); the alias runs the binary.
+    cmd = (f"shopt -s expand_aliases\ncd {shlex.quote(str(tmp_path))}\nsource {script}\nsource {script}\n"
+           "/usr/bin/python3 -c 'import attnsim, os; print(attnsim.__file__); print(os.environ[\"ATTNSIM\"])'\n"
+           "echo \"PYTHONPATH=$PYTHONPATH\"\nattnsim --version\n")
+    r = subprocess.run(["bash", "-c", cmd], env=env, capture_output=True, text=True, timeout=120)
+    lines = r.stdout.splitlines()
+    check(r.returncode == 0 and len(lines) == 4, f"bash: source scripts/env.sh (rc {r.returncode}) {r.stdout!r} {r.stderr[-300:]!r}")
+    if len(lines) == 4:
+        check(lines[0] == os.path.join(build, "python", "attnsim", "__init__.py"), f"imports build/python: {lines[0]}")
+        check(lines[1] == os.path.join(build, "attnsim"), f"ATTNSIM: {lines[1]}")
+        check(lines[2] == f"PYTHONPATH={build}/python:/elsewhere", f"PYTHONPATH once, before the old one: {lines[2]}")
+        check(lines[3].startswith("attnsim "), f"the alias runs the binary: {lines[3]}")
+    # Without it, the import fails (the check above can fail).
+    r = subprocess.run(["/usr/bin/python3", "-c", "import attnsim"], env=env, cwd=str(tmp_path), capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode != 0, "without env.sh, no attnsim module")
+
+
+def _reference_table(text):
+    return text[text.index("## API reference"):]
+
+
+def test_docs_reference_lists_every_function(attnsim, check):
+    ref = _reference_table(open(os.path.join(ROOT, "docs", "python.md")).read())
+    functions = [(n, getattr(attnsim, n)) for n in attnsim.__all__ if inspect.isfunction(getattr(attnsim, n))]
+    functions += [("plot." + n, getattr(attnsim.plot, n)) for n in dir(attnsim.plot)
+                  if not n.startswith("_") and inspect.isfunction(getattr(attnsim.plot, n))
+                  and getattr(attnsim.plot, n).__module__ == attnsim.plot.__name__]
+    check(len(functions) >= 20, f"{len(functions)} public functions")
+    for name, f in functions:
+        sig = f"`{name}{inspect.signature(f)}`".replace("'", '"')
+        check(sig in ref, f"docs/python.md lists {sig}")
+    for name in ("ConfigError", "SimulationError", "SweepWarning", "KeyboardInterrupt"):
+        check(f"`{name}`" in ref, f"docs/python.md names {name}")
 
 
 def test_docs_example_runs_as_written(attnsim, tmp_path):

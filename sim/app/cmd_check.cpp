@@ -16,6 +16,7 @@
 #include "kernels/functional.h"
 #include "kernels/registry.h"
 #include "sim/app/cli_common.h"
+#include "sim/app/command_context.h"
 #include "sim/config/device_loader.h"
 #include "sim/config/input_file.h"
 #include "sim/config/overrides.h"
@@ -160,10 +161,15 @@ void check_point(CheckPoint& c, bool functional) {
   std::vector<core::TensorTraffic> ops, dram;
   for (const auto& l : core::TrafficCounter::count(program)) ops.push_back(l.traffic);
   c.ops_diff = difference(ops, want, first);
-  for (const auto& k : engine::simulate(*c.device, program)) dram.push_back(k.tensors.dram);
+  // Run in-process (the Python module), the context's stop flag ends the check.
+  const std::atomic<bool>* interrupt = command_context().interrupt;
+  engine::EngineOptions engine_options;
+  if (interrupt) engine_options.progress = [interrupt](const engine::LaunchProgress&) { throw_if_interrupted(interrupt); };
+  for (const auto& k : engine::simulate(*c.device, program, engine_options)) dram.push_back(k.tensors.dram);
   c.dram_diff = difference(dram, want, first);
   if (functional) {
-    c.functional_error = kernels::run_functional(program.workload);
+    c.functional_error = kernels::run_functional(program.workload, kernels::Precision::kFp64,
+                                                 [interrupt] { throw_if_interrupted(interrupt); });
     c.functional_run = true;
   }
   const bool functional_ok = !functional || c.functional_error <= kFunctionalTolerance;
@@ -171,16 +177,19 @@ void check_point(CheckPoint& c, bool functional) {
   if (c.status == "mismatch") c.reason = first.empty() ? "functional error " + std::to_string(c.functional_error) : first;
 }
 
-// Runs check_point on `jobs` threads; each point's result lands in its own slot, so the output
-// does not depend on the thread count. The first exception in point order is rethrown.
+// Runs check_point on `jobs` threads (each with the caller's CommandContext); each point's result
+// lands in its own slot, so the output does not depend on the thread count. The first exception in
+// point order is rethrown; when the context asks to stop, no new point starts and Interrupted is thrown.
 void check_all(std::vector<CheckPoint>& points, bool functional, unsigned jobs) {
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < points.size(); ++i)
     if (points[i].status == "pending") todo.push_back(i);
   std::vector<std::exception_ptr> errors(points.size());
   std::atomic<std::size_t> next{0};
+  const CommandContext context = command_context();
   auto worker = [&]() {
-    for (std::size_t t; (t = next.fetch_add(1)) < todo.size();) {
+    const ScopedCommandContext scope(context);
+    for (std::size_t t; !(context.interrupt && context.interrupt->load()) && (t = next.fetch_add(1)) < todo.size();) {
       try {
         check_point(points[todo[t]], functional);
       } catch (...) {
@@ -193,6 +202,7 @@ void check_all(std::vector<CheckPoint>& points, bool functional, unsigned jobs) 
   for (unsigned i = 1; i < n; ++i) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
+  throw_if_interrupted(context.interrupt);
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
 }

@@ -6,6 +6,7 @@
 #include "kernels/registry.h"
 #include "kernels/block_sizes.h"
 #include "sim/app/cli_common.h"
+#include "sim/app/command_context.h"
 #include "sim/app/command_line.h"
 #include "sim/app/output_path.h"
 #include "sim/app/run_pipeline.h"
@@ -56,9 +57,13 @@ int cmd_run(const Args& args, std::ostream& out) {
     options.max_memory_bytes = *bytes;
   }
   // Progress on stderr for long runs (nothing for short ones): on a terminal after 1 s, a line
-  // rewritten in place; in a log a line every 10 s after the first 10 s.
-  const bool terminal = ::isatty(STDERR_FILENO) != 0;
-  RunProgressPrinter progress(&std::cerr, terminal, terminal ? 1.0 : 10.0, terminal ? 0.25 : 10.0);
+  // rewritten in place; in a log a line every 10 s after the first 10 s. Run in-process (the
+  // Python module), the context's stream instead, and its stop flag ends the run.
+  const CommandContext& context = command_context();
+  const bool terminal = context.progress ? context.progress_is_terminal : ::isatty(STDERR_FILENO) != 0;
+  RunProgressPrinter progress(context.progress ? context.progress : &std::cerr, terminal, terminal ? 1.0 : 10.0,
+                              terminal ? 0.25 : 10.0);
+  options.interrupt = context.interrupt;
   options.engine.progress = [&progress](const engine::LaunchProgress& p) { progress(p); };
   core::RunResult result = run_workload(workload, device, options);
   progress.finish();

@@ -5,6 +5,7 @@
 
 #include "kernels/functional.h"
 #include "kernels/registry.h"
+#include "sim/app/command_context.h"
 #include "sim/core/derived_metrics.h"
 #include "sim/core/errors.h"
 #include "sim/io/launch_metrics.h"
@@ -70,7 +71,16 @@ core::RunResult run_workload(const core::Workload& workload, const core::DeviceS
   core::RunResult result;
   result.workload = program.workload;
   result.device_name = device.name;
-  result.kernels = engine::simulate(device, program, options.engine);
+  if (options.interrupt) {
+    engine::EngineOptions engine_options = options.engine;
+    engine_options.progress = [&options](const engine::LaunchProgress& p) {
+      throw_if_interrupted(options.interrupt);
+      if (options.engine.progress) options.engine.progress(p);
+    };
+    result.kernels = engine::simulate(device, program, engine_options);
+  } else {
+    result.kernels = engine::simulate(device, program, options.engine);
+  }
   io::name_launch_metrics(result.kernels);  // the engine's typed totals get their names here
   result.metrics = total_metrics(result.kernels);
   // TFLOP/s, GB/s, % of peak and busy % per launch and for the run (from the summed counters).
@@ -79,8 +89,9 @@ core::RunResult run_workload(const core::Workload& workload, const core::DeviceS
   for (const auto& k : result.kernels) result.tensors += k.tensors;
   if (program.workload.functional) {
     // The schedule on numbers, stored in the workload's dtype (rounding emulated).
-    result.functional_max_rel_error = kernels::run_functional(
-        program.workload, kernels::storage_precision(program.workload.dtype));
+    result.functional_max_rel_error =
+        kernels::run_functional(program.workload, kernels::storage_precision(program.workload.dtype),
+                                [&options] { throw_if_interrupted(options.interrupt); });
   }
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -117,5 +117,30 @@ TEST(Functional, StandardStoresRoundedScoresAndProbabilities) {
   EXPECT_LE(e16, 16 * unit_roundoff(Precision::kFp16));
 }
 
+// The poll overload: called at least once per query row of the schedule and of the reference,
+// the result unchanged; an exception from it ends the computation (a stop request).
+TEST(Functional, PollIsCalledPerRowWithoutChangingTheResultAndItsExceptionStopsTheRun) {
+  struct Stop {};
+  for (const char* k : {"flash1", "flash2", "standard", "flash_decode"})
+    for (core::Pass pass : {core::Pass::kFwd, core::Pass::kFwdBwd}) {
+      if (pass == core::Pass::kFwdBwd && std::string(k) == "flash_decode") continue;  // forward only
+      core::Workload w = small(k);
+      w.pass = pass;
+      w.num_splits = 2;
+      const core::TileProgram p = make_program(w, testing::small_gpu());
+      std::uint64_t calls = 0;
+      const double with_poll = run_functional(p.workload, Precision::kFp64, [&calls] { ++calls; });
+      EXPECT_EQ(with_poll, run_functional(p.workload, Precision::kFp64)) << k;
+      EXPECT_GE(calls, 2 * p.workload.seq_q) << k;  // the reference's rows and the schedule's
+      std::uint64_t left = calls / 2;
+      EXPECT_THROW(run_functional(p.workload, Precision::kFp64,
+                                  [&left] {
+                                    if (left-- == 0) throw Stop{};
+                                  }),
+                   Stop)
+          << k;
+    }
+}
+
 }  // namespace
 }  // namespace attnsim::kernels
