@@ -493,6 +493,7 @@ def wrap_to_width(text, fig, fontsize=10, fraction=0.96):
     import textwrap
 
     chars = max(24, int(fig.get_figwidth() * 72 * fraction / (0.6 * fontsize)))
+    text = text.replace(" ...", "\u00a0...")  # a shortened question's "..." stays on its line
     return "\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n"))
 
 

@@ -142,11 +142,12 @@ def main(argv=None):
     cb = fig.colorbar(im, ax=ax)
     cb.set_label("simulated time (µs)" if is_time else
                  a.metric + " occupancy (% of max warps per SM)")
-    sel = ", ".join(ar.label_for(k, v) for k, _, v in (it.partition("=") for it in a.select or []))
+    sel = ", ".join(ar.label_for(k, v).replace(" = ", "\u00a0=\u00a0")  # "warps = 4" kept on one line
+                    for k, _, v in (it.partition("=") for it in a.select or []))
     what = "simulated time" if is_time else f"{a.metric} occupancy"
     short = {"block_m": "B_r", "block_n": "B_c"}
     ax.set_title(ar.wrap_to_width(f"{what} over ({short.get(y_key, y_key)}, {short.get(x_key, x_key)})"
-                                  + (f" at {sel}" if sel else ""), fig, 9, 0.7), fontsize=9)
+                                  + (f" at {sel}" if sel else ""), fig, 9, 0.8), fontsize=9)
     ax.text(0, -0.22, f"cell: {'time' if is_time else 'occupancy'}, CTAs per SM, limiting resource "
             "(launch__occupancy_limit_*)",
             transform=ax.transAxes, fontsize=7, color="0.3", va="top")
