@@ -148,9 +148,9 @@ def main(argv=None):
     short = {"block_m": "B_r", "block_n": "B_c"}
     ax.set_title(ar.wrap_to_width(f"{what} over ({short.get(y_key, y_key)}, {short.get(x_key, x_key)})"
                                   + (f" at {sel}" if sel else ""), fig, 9, 0.8), fontsize=9)
-    ax.text(0, -0.22, f"cell: {'time' if is_time else 'occupancy'}, CTAs per SM, limiting resource "
-            "(launch__occupancy_limit_*)",
-            transform=ax.transAxes, fontsize=7, color="0.3", va="top")
+    ax.annotate(f"cell: {'time' if is_time else 'occupancy'}, CTAs per SM, limiting resource "
+                "(launch__occupancy_limit_*)", xy=(0, 0), xycoords=("axes fraction", ax.xaxis.label),
+                xytext=(0, -4), textcoords="offset points", fontsize=7, color="0.3", va="top")  # under the x label
     title = a.title or res.sweep_title()
     if title:
         ar.suptitle(fig, title, fontsize=10)
