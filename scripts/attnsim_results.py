@@ -432,13 +432,136 @@ def write_output(path, data, make_dirs=False):
             signal.signal(signal.SIGTERM, old_term)
 
 
+def texts_outside(fig, tolerance_px=1.0):
+    """Text the figure draws that is cut off by its edge: [(text, (x0, y0, x1, y1) in pixels)]
+    for every visible, non-empty text artist (titles, axis and tick labels, legend entries,
+    annotations) whose window extent, as drawn by a render of the whole figure, reaches more
+    than `tolerance_px` outside the figure's own box (fig.bbox, i.e. figsize x dpi, before any
+    bbox_inches="tight" cropping). Texts clipped to an axes and wholly outside it (not shown)
+    are skipped. Empty when everything fits."""
+    import matplotlib.text as mtext
+    from matplotlib.transforms import Bbox
+
+    drawn = []
+    original = mtext.Text.draw
+
+    def recording_draw(self, renderer):
+        original(self, renderer)
+        if not self.get_visible() or not self.get_text().strip():
+            return
+        box = self.get_window_extent(renderer)
+        clip = self.get_clip_box() if self.get_clip_on() else None
+        if clip is not None and Bbox.intersection(box, clip) is None:
+            return
+        drawn.append((self, box))
+
+    mtext.Text.draw = recording_draw
+    try:
+        fig.canvas.draw()
+    finally:
+        mtext.Text.draw = original
+    fb = fig.bbox
+    out = []
+    for text, box in drawn:
+        if (box.x0 < fb.x0 - tolerance_px or box.y0 < fb.y0 - tolerance_px
+                or box.x1 > fb.x1 + tolerance_px or box.y1 > fb.y1 + tolerance_px):
+            out.append((text, (box.x0, box.y0, box.x1, box.y1)))
+    return out
+
+
+def layout_with_right_legend(fig, legend, top=0.92, pad=0.01):
+    """tight_layout that leaves room at the figure's right edge for `legend` (a fig.legend placed
+    there, loc="upper right"), so neither the legend nor the axes' labels are cut off."""
+    fig.canvas.draw()
+    width = legend.get_window_extent().width / fig.bbox.width
+    legend.set_bbox_to_anchor((1.0 - pad / 2, top), transform=fig.transFigure)
+    fig.tight_layout(rect=(0, 0, 1.0 - width - pad, 1))
+
+
+def layout_with_bottom_legend(fig, legend, pad=0.01):
+    """tight_layout that leaves room at the figure's bottom for `legend` (a fig.legend placed
+    there, loc="lower center"): clear of the data, nothing cut off."""
+    fig.canvas.draw()
+    height = legend.get_window_extent().height / fig.bbox.height
+    legend.set_bbox_to_anchor((0.5, pad / 2), transform=fig.transFigure)
+    fig.tight_layout(rect=(0, height + pad, 1, 1))
+
+
+def wrap_to_width(text, fig, fontsize=10, fraction=0.96):
+    """`text` broken into lines that fit `fraction` of the figure's width at `fontsize` points
+    (about 0.6 em per character, at spaces only; existing line breaks kept)."""
+    import textwrap
+
+    chars = max(24, int(fig.get_figwidth() * 72 * fraction / (0.6 * fontsize)))
+    text = text.replace(" ...", "\u00a0...")  # a shortened question's "..." stays on its line
+    return "\n".join(textwrap.fill(line, chars, break_long_words=False) for line in text.split("\n"))
+
+
+def suptitle(fig, text, fontsize=10):
+    """A figure title wrapped to the figure's width (wrap_to_width)."""
+    return fig.suptitle(wrap_to_width(text, fig, fontsize), fontsize=fontsize)
+
+
+def time_unit(ns_values):
+    """(unit, divisor from ns) that keeps the largest of `ns_values` readable: ns, µs or ms."""
+    v = np.asarray(ns_values, dtype=float)
+    top = np.nanmax(v) if v.size and np.isfinite(v).any() else 0.0
+    return ("ms", 1e6) if top >= 1e6 else ("µs", 1e3) if top >= 1e3 else ("ns", 1.0)
+
+
+def byte_unit(byte_values):
+    """(unit, divisor) for bytes: GB, MB or kB (decimal) by the largest value, else B."""
+    v = np.asarray(byte_values, dtype=float)
+    top = np.nanmax(np.abs(v)) if v.size and np.isfinite(v).any() else 0.0
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if top >= scale:
+            return unit, scale
+    return "B", 1.0
+
+
+AXIS_NAMES = {"block_m": "B_r = block_m (query rows per tile)", "block_n": "B_c = block_n (key/value rows per tile)",
+              "stages": "pipeline stages", "warps": "warps per CTA", "seq": "sequence length N",
+              "seq_q": "sequence length N (seq_q)", "seq_kv": "KV length seq_kv", "head_dim": "head dim d",
+              "sram_bytes": "on-chip SRAM M (bytes)", "num_splits": "num_splits (KV splits)"}
+
+
+def axis_label(key):
+    """Axis text for a swept parameter: block_m reads "B_r = block_m (query rows per tile)"."""
+    return AXIS_NAMES.get(key, key)
+
+
+class FigureLayoutError(SystemExit):
+    """A figure with text cut off by its edge (texts_outside), refused by savefig when
+    $ATTNSIM_FIGURE_CHECK is set: exit 1, `message` names the texts (printed to stderr)."""
+
+    def __init__(self, message):
+        super().__init__(1)
+        self.message = message
+
+
+def check_texts_inside(fig, what="figure"):
+    """Raises FigureLayoutError naming every text of `fig` cut off by its edge (texts_outside)."""
+    bad = texts_outside(fig)
+    if bad:
+        w, h = fig.bbox.width, fig.bbox.height
+        lines = [f"  {t.get_text()[:60]!r} at x {x0:.0f}..{x1:.0f}, y {y0:.0f}..{y1:.0f} px"
+                 for t, (x0, y0, x1, y1) in bad]
+        message = f"{what}: {len(bad)} text(s) cut off by the {w:.0f} x {h:.0f} px figure:\n" + "\n".join(lines)
+        print(f"error: {message}", file=sys.stderr)
+        raise FigureLayoutError(message)
+
+
 def savefig(fig, path, fmt=None, **kwargs):
     """Saves in the format the extension names (png, svg, pdf) by the output-path policy
-    (write_output): rendered in memory, then written once."""
+    (write_output): rendered in memory, then written once. With $ATTNSIM_FIGURE_CHECK set (not
+    empty or 0), first refuses a figure whose text is cut off by its edge (check_texts_inside:
+    exit 1, nothing written); the tests set it."""
     ext = (fmt or os.path.splitext(path)[1].lower().lstrip("."))
     if ext not in ("png", "svg", "pdf"):
         raise SystemExit(f"{path}: output must end in .png, .svg or .pdf")
     resolve_output(path, make_dirs=True)  # refused before the figure is drawn
+    if os.environ.get("ATTNSIM_FIGURE_CHECK", "") not in ("", "0"):
+        check_texts_inside(fig, path)
     buf = io.BytesIO()
     if fmt is None:
         kwargs = dict(dict(dpi=150 if ext == "png" else None, bbox_inches="tight"), **kwargs)

@@ -89,10 +89,10 @@ def main(argv=None):
     for ax in (ax_b, ax_t):
         ax.grid(True, axis="x", color="0.88", linewidth=0.6)
         ax.margins(x=0.18)
-    fig.legend(*ax_b.get_legend_handles_labels(), fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 0.92),
-               title="kernel", title_fontsize=7)
+    leg = fig.legend(*ax_b.get_legend_handles_labels(), fontsize=7, loc="upper right", title="kernel",
+                     title_fontsize=7)
     fig.suptitle(a.title or f"per-kernel breakdown, {os.path.basename(a.file)}", fontsize=10)
-    fig.tight_layout()
+    ar.layout_with_right_legend(fig, leg)  # the legend beside the panels, inside the figure
     ar.savefig(fig, a.out)
     res.close()
     return 0

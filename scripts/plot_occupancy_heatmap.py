@@ -10,7 +10,8 @@ achieved sm__warps_active.avg.pct_of_peak_sustained_active (--metric achieved) o
 point's longest-running kernel, or the run's gpu__time_duration.sum (--metric time, µs). Annotation: CTAs per SM and the resource whose
 launch__occupancy_limit_* (blocks, registers, shared_mem, warps) is smallest — ties name
 each. Impossible / error points are hatched and labelled. --select keeps rows whose column
-equals the value (repeatable); the first row of each (x, y) cell is used.
+equals the value (repeatable); the first row of each (x, y) cell is used. Title: --title, else
+the sweep's name and question; the panel's title names the metric, the axes and the selection.
 """
 import argparse
 import os
@@ -117,7 +118,7 @@ def main(argv=None):
         ctas, lim = limiter(m)
         notes[(yi, xi)] = (f"{ctas:.0f} CTA/SM\n{lim}" if np.isfinite(ctas) else lim, True)
 
-    fig, ax = plt.subplots(figsize=(1.25 * len(xs) + 2.6, 0.9 * len(ys) + 1.8))
+    fig, ax = plt.subplots(figsize=(max(1.25 * len(xs) + 2.6, 6.4), 0.9 * len(ys) + 2.4))
     is_time = a.metric == "time"
     top = np.nanmax(grid) if is_time and np.isfinite(grid).any() else 100
     im = ax.imshow(grid, cmap="Greys", vmin=0, vmax=top, origin="lower", aspect="auto")
@@ -129,23 +130,30 @@ def main(argv=None):
             continue
         v = grid[yi, xi]
         dark = np.isfinite(v) and v > 0.55 * top
-        value = (f"{v:.1f} µs" if is_time else f"{v:.0f} %") if np.isfinite(v) else ""
+        value = (f"{v:.1f} µs" if is_time else f"{v:.3g} %") if np.isfinite(v) else ""
         ax.text(xi, yi, f"{value}\n{text}" if value else text, ha="center", va="center", fontsize=7.5,
                 color="white" if dark else "black")
     ax.set_xticks(range(len(xs)))
     ax.set_xticklabels([str(v) for v in xs])
     ax.set_yticks(range(len(ys)))
     ax.set_yticklabels([str(v) for v in ys])
-    ax.set_xlabel(x_key)
-    ax.set_ylabel(y_key)
+    ax.set_xlabel(ar.axis_label(x_key))
+    ax.set_ylabel(ar.axis_label(y_key))
     cb = fig.colorbar(im, ax=ax)
     cb.set_label("simulated time (µs)" if is_time else
                  a.metric + " occupancy (% of max warps per SM)")
-    sel = ", ".join(a.select) if a.select else ""
-    ax.set_title(a.title or f"occupancy over ({y_key}, {x_key}){' — ' + sel if sel else ''}", fontsize=10)
-    ax.text(0, -0.18, f"cell: {'time' if is_time else 'occupancy'}, CTAs per SM, limiting resource "
-            "(launch__occupancy_limit_*)",
-            transform=ax.transAxes, fontsize=7, color="0.3")
+    sel = ", ".join(ar.label_for(k, v).replace(" = ", "\u00a0=\u00a0")  # "warps = 4" kept on one line
+                    for k, _, v in (it.partition("=") for it in a.select or []))
+    what = "simulated time" if is_time else f"{a.metric} occupancy"
+    short = {"block_m": "B_r", "block_n": "B_c"}
+    ax.set_title(ar.wrap_to_width(f"{what} over ({short.get(y_key, y_key)}, {short.get(x_key, x_key)})"
+                                  + (f" at {sel}" if sel else ""), fig, 9, 0.8), fontsize=9)
+    ax.annotate(f"cell: {'time' if is_time else 'occupancy'}, CTAs per SM, limiting resource "
+                "(launch__occupancy_limit_*)", xy=(0, 0), xycoords=("axes fraction", ax.xaxis.label),
+                xytext=(0, -4), textcoords="offset points", fontsize=7, color="0.3", va="top")  # under the x label
+    title = a.title or res.sweep_title()
+    if title:
+        ar.suptitle(fig, title, fontsize=10)
     fig.tight_layout()
     ar.savefig(fig, a.out)
     res.close()

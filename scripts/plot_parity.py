@@ -7,6 +7,7 @@ usage: /usr/bin/python3 scripts/plot_parity.py REPORT.h5|REPORT.json --out DIR [
 Reads /comparison (HDF5, from `attnsim compare --out`) or "rows" (JSON, from `--json`). Writes
 DIR/parity_<metric>.<format> for each metric, plus DIR/parity_all.<format> with every panel.
 Each panel: y = x, +-10 / 20 / 25 % bands, log axes when the values span more than two decades,
+bytes in kB / MB / GB and times in µs / ms by their size,
 markers distinguished by shape and fill (readable in greyscale), and the median / worst
 |relative error| in the title.
 """
@@ -65,14 +66,15 @@ def load_rows(path):
     ]
 
 
-def unit_of(metric):
+def unit_of(metric, values=()):
+    """(unit, divisor): bytes in kB/MB/GB and ns in µs/ms by the largest of `values`."""
     if "bytes" in metric:
-        return "bytes"
+        return ar.byte_unit(values)
     if "time_duration" in metric:
-        return "ns"
+        return ar.time_unit(values)
     if metric.endswith("pct") or "pct_of" in metric:
-        return "%"
-    return "count"
+        return "%", 1.0
+    return "count", 1.0
 
 
 def series_key(row):
@@ -82,8 +84,9 @@ def series_key(row):
 
 
 def plot_metric(ax, metric, rows):
-    xs = [r["measured"] for r in rows]
-    ys = [r["simulated"] for r in rows]
+    unit, scale = unit_of(metric, [v for r in rows for v in (r["measured"], r["simulated"]) if math.isfinite(v)])
+    xs = [r["measured"] / scale for r in rows]
+    ys = [r["simulated"] / scale for r in rows]
     finite = [v for v in xs + ys if math.isfinite(v)]
     positive = [v for v in finite if v > 0]
     lo = min(finite) if finite else 0.0
@@ -104,7 +107,7 @@ def plot_metric(ax, metric, rows):
         groups.setdefault(series_key(r), []).append(r)
     for i, (name, grp) in enumerate(sorted(groups.items())):
         filled = i % 2 == 0
-        ax.scatter([r["measured"] for r in grp], [r["simulated"] for r in grp],
+        ax.scatter([r["measured"] / scale for r in grp], [r["simulated"] / scale for r in grp],
                    marker=MARKERS[i % len(MARKERS)], s=36,
                    facecolors="black" if filled else "white", edgecolors="black", linewidths=1.0,
                    label=name, zorder=3)
@@ -114,7 +117,6 @@ def plot_metric(ax, metric, rows):
     ax.set_xlim(lo, hi)
     ax.set_ylim(lo, hi)
     ax.set_aspect("equal", adjustable="box")
-    unit = unit_of(metric)
     ax.set_xlabel(f"measured [{unit}]")
     ax.set_ylabel(f"simulated [{unit}]")
     errs = sorted(abs(r["rel_error"]) for r in rows if math.isfinite(r["rel_error"]))

@@ -73,7 +73,9 @@ def plot(trace, out_path):
     ax_s.set_xlabel("score index j")
     ax_s.set_ylabel("score")
     ax_s.set_title("Scores seen, block by block")
-    ax_s.legend(fontsize="small", loc="best")
+    top = max(max(b["scores"]) for b in blocks)
+    ax_s.set_ylim(top=top + 0.45 * (abs(top) or 1.0))  # room for the legend above the bars and the max lines
+    ax_s.legend(fontsize="small", loc="upper left", ncol=3)
 
     # Panel 2: running sum l and rescale factor per block.
     idx = [b["index"] for b in blocks]

@@ -8,7 +8,8 @@ Reads /points/<i>/series (time_ns, *_gbps columns, active_warps_pct): the top pa
 each bandwidth column (dram_gbps, lts_gbps, ...) in GB/s, with the device preset's peak as a
 horizontal line when the device is known; the bottom panel draws active warps (% of the
 maximum per SM). Kernel boundaries (per-kernel gpu__time_duration.sum) are marked. Default:
-point 0 (the only point of `attnsim run --out`).
+point 0 (the only point of `attnsim run --out`). Title: --title, else the sweep's name and
+question (when the file comes from a sweep) over the point's kernel, device and swept values.
 """
 import argparse
 import os
@@ -86,7 +87,7 @@ def main(argv=None):
             if peak and float(spec.get(peak_key[0], {}).get("capacity_bytes", 1) or 0) > 0:
                 ax_bw.axhline(float(peak), color=ar.GREYS[i % len(ar.GREYS)], linewidth=0.8,
                               linestyle=ar.LINESTYLES[i % len(ar.LINESTYLES)], alpha=0.6)
-                ax_bw.text(t_us[-1], float(peak), f" {name} peak {float(peak):.0f}", fontsize=7, va="bottom",
+                ax_bw.text(t_us[-1], float(peak), f" {name} peak {float(peak):.0f} GB/s", fontsize=7, va="bottom",
                            ha="right", color="0.3")
     ax_bw.set_ylabel("bandwidth (GB/s)" + (f"\nmoving average of {k} samples" if k > 1 else ""))
     ax_bw.set_ylim(bottom=0)
@@ -98,7 +99,7 @@ def main(argv=None):
                           linewidth=0.8, label="active warps")
     ax_w.set_ylim(0, 100)
     ax_w.set_ylabel("active warps\n(% of max per SM)")
-    ax_w.set_xlabel("simulated time (µs)")
+    ax_w.set_xlabel("simulated time (µs)" + (f"; sampled every {period:.0f} ns" if period and np.isfinite(period) else ""))
     ax_w.grid(True, color="0.88", linewidth=0.6)
 
     # Kernel boundaries.
@@ -114,13 +115,10 @@ def main(argv=None):
         for ax in (ax_bw, ax_w):
             ax.axvline(edge, color="0.5", linewidth=0.7, linestyle=":")
 
-    params = ", ".join(f"{k}={res.table[k][row]}" for k in res.varying_params())
+    params = ", ".join(ar.label_for(k, res.table[k][row]) for k in res.varying_params())
     kname = ar.param(res, row, "kernel")
-    fig.suptitle(a.title or f"timeline of point {res.point_index(row)}: {kname} on {dev}"
-                 + (f" ({params})" if params else ""), fontsize=10)
-    if period and np.isfinite(period):
-        ax_w.text(1.0, -0.35, f"sampled every {period:.0f} ns", transform=ax_w.transAxes, ha="right", fontsize=7,
-                  color="0.4")
+    point = f"timeline of point {res.point_index(row)}: {kname} on {dev}" + (f", {params}" if params else "")
+    ar.suptitle(fig, a.title or "\n".join(t for t in (res.sweep_title(), point) if t), fontsize=10)
     fig.tight_layout()
     ar.savefig(fig, a.out)
     res.close()

@@ -16,13 +16,22 @@ import attnsim_results as ar  # noqa: E402
 LIMITS = ("registers", "shared_mem", "warps", "blocks")
 
 
-def main():
-    res = ar.Results(sys.argv[1])
+def fastest_point(res):
+    """Point index of the fastest ok point."""
+    ok = np.flatnonzero(res.ok())
+    t = res.col("gpu__time_duration.sum").astype(float)
+    return res.point_index(int(ok[np.argsort(t[ok], kind="stable")][0]))
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    res = ar.Results(argv[0])
     ok = np.flatnonzero(res.ok())
     t = res.col("gpu__time_duration.sum").astype(float)
     order = ok[np.argsort(t[ok], kind="stable")]
-    if "--index" in sys.argv:
-        print(res.point_index(int(order[0])))
+    if "--index" in argv:
+        print(fastest_point(res))
+        res.close()
         return 0
     occ = ar.achieved_occupancy(res)
     l2 = res.col("lts__t_bytes.sum").astype(float)

@@ -131,7 +131,10 @@ def check_figure(path):
 
 
 def run(script, args):
-    return subprocess.run([PY, os.path.join(SCRIPTS, script)] + args, capture_output=True, text=True, timeout=300)
+    """Runs a figure script with attnsim_results.savefig's check that no text is cut off."""
+    env = dict(os.environ, ATTNSIM_FIGURE_CHECK="1")
+    return subprocess.run([PY, os.path.join(SCRIPTS, script)] + args, capture_output=True, text=True, timeout=300,
+                          env=env)
 
 
 def check_real_file(tmp):

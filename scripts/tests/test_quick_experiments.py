@@ -61,6 +61,37 @@ def test_quick_cta_order_keeps_its_point():
         assert abs(head8 - row8) < 0.01 * row8, (row8, head8)  # 8 heads fit in the L2: no difference
 
 
+def test_quick_tile_shapes_keeps_the_occupancy_of_the_full_shape():
+    """tile_shapes' quick variant (4 heads, N = 1024) keeps its occupancy maps: CTAs per SM and
+    theoretical occupancy of a tile are those of the full sweep's shape (32 heads, N = 2048)."""
+    import json
+
+    limits = ("launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem",
+              "sm__maximum_warps_per_active_cycle_pct")
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "q.h5")
+        p = subprocess.run([ATTNSIM, "sweep", os.path.join(ROOT, "experiments", "tile_shapes", "quick.yaml"),
+                            "--out", out, "-j", "2"], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        f = h5py.File(out, "r")
+        t = f["table"]
+        for bm, bn, st, wp, want_ctas in ((256, 64, 2, 4, 2), (64, 64, 2, 4, 3), (128, 128, 3, 4, 1)):
+            row = [i for i in range(len(t["block_m"])) if (t["block_m"][i], t["block_n"][i], t["stages"][i],
+                                                           t["warps"][i]) == (bm, bn, st, wp)][0]
+            kg = f["points"][str(int(t["point_index"][row]))]["kernels"]
+            quick = {r["name"].decode(): float(r["value"]) for r in kg[list(kg)[0]]["metrics"][()]}
+            full = subprocess.run([ATTNSIM, "run", "--device", "h200", "--kernel", "flash2", "--set", "batch=1",
+                                   "--set", "heads=32", "--set", "seq=2048", "--set", "head_dim=128",
+                                   "--set", f"block_m={bm}", "--set", f"block_n={bn}", "--set", f"stages={st}",
+                                   "--set", f"warps={wp}", "--json"], capture_output=True, text=True)
+            assert full.returncode == 0, full.stderr
+            fm = json.loads(full.stdout)["kernels"][0]["metrics"]
+            for k in limits:
+                assert quick[k] == fm[k], (bm, bn, st, wp, k, quick[k], fm[k])
+            assert min(quick[k] for k in limits[:2]) == want_ctas, (bm, bn, st, wp, quick)
+        f.close()
+
+
 def test_default_figure_title_is_the_sweeps_name_and_question():
     sys.path.insert(0, os.path.join(ROOT, "scripts"))
     import attnsim_results as ar
