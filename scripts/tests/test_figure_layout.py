@@ -144,13 +144,5 @@ def test_parity_and_softmax_trace_figures_fit():
 
 
 if __name__ == "__main__":
-    failed = 0
-    for name, fn in list(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            try:
-                fn()
-                print("ok  ", name)
-            except AssertionError as e:
-                failed += 1
-                print("FAIL", name, e)
-    sys.exit(1 if failed else 0)
+    import pytest
+    sys.exit(pytest.main([__file__, "-q"]))

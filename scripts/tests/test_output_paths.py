@@ -192,13 +192,5 @@ def test_binary_to_a_fifo_and_to_its_own_stdout():
 
 
 if __name__ == "__main__":
-    failures = 0
-    for name, fn in sorted((n, f) for n, f in globals().items() if n.startswith("test_") and callable(f)):
-        try:
-            fn()
-            print(f"ok   {name}")
-        except AssertionError as e:
-            failures += 1
-            print(f"FAIL {name}: {e}")
-    print(f"{failures} failure(s)")
-    sys.exit(1 if failures else 0)
+    import pytest
+    sys.exit(pytest.main([__file__, "-q"]))

@@ -115,13 +115,5 @@ def test_default_figure_title_is_the_sweeps_name_and_question():
 
 
 if __name__ == "__main__":
-    failed = 0
-    for name, fn in list(globals().items()):
-        if name.startswith("test_") and callable(fn):
-            try:
-                fn()
-                print("ok  ", name)
-            except AssertionError as e:
-                failed += 1
-                print("FAIL", name, e)
-    sys.exit(1 if failed else 0)
+    import pytest
+    sys.exit(pytest.main([__file__, "-q"]))

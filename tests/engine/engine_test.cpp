@@ -15,19 +15,13 @@ namespace attnsim::engine {
 namespace {
 
 using testing::load;
+using testing::metric;
 using testing::program_of;
 using testing::ScriptedLaunch;
 using testing::simple;
 using testing::small_gpu;
 using testing::store;
 
-// The named metrics (sim/io names the engine's typed totals), with the derived ones if added.
-double metric(const core::KernelResult& r, const char* name) {
-  const core::Metrics named = r.metrics.empty() ? io::launch_metrics(r.totals) : r.metrics;
-  const core::Metric* m = core::find_metric(named, name);
-  EXPECT_NE(m, nullptr) << name;
-  return m ? m->value : -1;
-}
 
 // 8 CTAs each load the same 64 x 100-B tile (rows 256 B apart, not line aligned) twice.
 core::TileProgram reread_program() {

@@ -6,10 +6,22 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "sim/core/device_spec.h"
+#include "sim/core/run_result.h"
 #include "sim/core/tile_program.h"
+#include "sim/io/launch_metrics.h"
 
 namespace attnsim::engine::testing {
+
+// The named metrics (sim/io names the engine's typed totals), with the derived ones if added.
+inline double metric(const core::KernelResult& r, const char* name) {
+  const core::Metrics named = r.metrics.empty() ? io::launch_metrics(r.totals) : r.metrics;
+  const core::Metric* m = core::find_metric(named, name);
+  EXPECT_NE(m, nullptr) << name;
+  return m ? m->value : -1;
+}
 
 // A small GPU with round numbers: 4 SMs, 1 GHz, 4 HBM channels of 64 B/cycle each (256 GB/s),
 // latency 100; L2 1 MiB, 16-way, one partition, near hit 20; no in-flight limits.
