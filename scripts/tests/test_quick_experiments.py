@@ -62,7 +62,7 @@ def test_quick_cta_order_keeps_its_point():
 
 
 def test_quick_tile_shapes_keeps_the_occupancy_of_the_full_shape():
-    """tile_shapes' quick variant (4 heads, N = 1024) keeps its occupancy maps: CTAs per SM and
+    """tile_shapes' quick variant (64 heads, N = 1024) keeps its occupancy maps: CTAs per SM and
     theoretical occupancy of a tile are those of the full sweep's shape (32 heads, N = 2048)."""
     import json
 
@@ -90,6 +90,40 @@ def test_quick_tile_shapes_keeps_the_occupancy_of_the_full_shape():
                 assert quick[k] == fm[k], (bm, bn, st, wp, k, quick[k], fm[k])
             assert min(quick[k] for k in limits[:2]) == want_ctas, (bm, bn, st, wp, quick)
         f.close()
+
+
+def test_quick_tile_shapes_keeps_the_time_ranking_of_the_full_shape():
+    """The point of tile_shapes is which tile wins: the quick variant ranks a spread of
+    configurations (the fastest ones and slow ones) as the full shape (32 heads, N = 2048) does."""
+    configs = [(256, 64, 2, 4), (256, 64, 1, 4), (128, 128, 2, 4), (128, 64, 2, 4), (64, 64, 2, 4),
+               (64, 128, 1, 8), (256, 128, 1, 8)]
+    spec = {"name": "tile_shapes_full_subset", "device": "h200",
+            "base": {"kernel": "flash2", "batch": 1, "heads": 32, "seq": 2048, "head_dim": 128, "dtype": "fp16",
+                     "pass": "fwd"},
+            "axes": {"zip": {k: [c[i] for c in configs] for i, k in enumerate(("block_m", "block_n", "stages",
+                                                                                "warps"))}}}
+
+    def times(path, keep):
+        t = h5py.File(path, "r")["table"]
+        out = {}
+        for i in range(len(t["block_m"])):
+            key = tuple(int(t[k][i]) for k in ("block_m", "block_n", "stages", "warps"))
+            if key in keep:
+                out[key] = float(t["gpu__time_duration.sum"][i])
+        return out
+
+    with tempfile.TemporaryDirectory() as d:
+        full_yaml = os.path.join(d, "full.yaml")
+        with open(full_yaml, "w") as f:
+            yaml.safe_dump(spec, f)
+        for yml, out in ((full_yaml, "full.h5"), (os.path.join(ROOT, "experiments", "tile_shapes", "quick.yaml"),
+                                                  "quick.h5")):
+            p = subprocess.run([ATTNSIM, "sweep", yml, "--out", os.path.join(d, out), "-j", "2"],
+                               capture_output=True, text=True)
+            assert p.returncode == 0, p.stderr
+        full, quick = times(os.path.join(d, "full.h5"), configs), times(os.path.join(d, "quick.h5"), configs)
+        assert sorted(full) == sorted(configs) and sorted(quick) == sorted(configs), (full, quick)
+        assert sorted(configs, key=full.get) == sorted(configs, key=quick.get), (full, quick)
 
 
 def test_default_figure_title_is_the_sweeps_name_and_question():
