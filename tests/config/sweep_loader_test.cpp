@@ -3,18 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "sim/core/errors.h"
+#include "sweep_errors.h"
 
 namespace attnsim::config {
 namespace {
 
-std::string error_of(const std::string& text) {
-  try {
-    SweepLoader::load_text(text, "s.yaml");
-  } catch (const core::ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 std::vector<std::int64_t> ints(const SweepAxis& a) {
   std::vector<std::int64_t> v;

@@ -6,18 +6,12 @@
 #include "sim/config/sweep_loader.h"
 #include "sim/config/workload_loader.h"
 #include "sim/core/errors.h"
+#include "sweep_errors.h"
 
 namespace attnsim::config {
 namespace {
 
-std::string error_of(const std::string& text) {
-  try {
-    SweepLoader::load_text(text, "s.yaml");
-  } catch (const core::ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 // The resolved workload of a sweep's point, as the YAML the results file keeps.
 std::string resolved(const std::string& text, std::uint64_t index) {

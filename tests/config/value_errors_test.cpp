@@ -16,20 +16,14 @@
 #include "sim/config/sweep_loader.h"
 #include "sim/config/workload_loader.h"
 #include "sim/core/errors.h"
+#include "sweep_errors.h"
 
 namespace attnsim::config {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string error_of(const std::string& text) {
-  try {
-    SweepLoader::load_text(text, "s.yaml");
-  } catch (const core::ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
 
 const std::string kHead = "device: teaching\nbase:\n  kernel: flash2\n  seq: 64\n  head_dim: 16\n";
 
