@@ -1,6 +1,7 @@
 // Split-KV decoding (Flash-Decoding): one CTA per (batch, head, split) runs the online softmax
 // over its slice of the keys and writes fp32 partials (O_partial, LSE_partial); a combine launch
-// (one CTA per (batch, head)) rescales and sums them into O. One query token with GQA runs
+// (one CTA per (batch, head)) rescales and sums them into O. With one split there is no combine:
+// the split kernel writes O and LSE. One query token with GQA runs
 // FA-2's packed schedule: a CTA per (batch, KV head, split) holds the group's query heads as rows.
 #include <algorithm>
 #include <cmath>
@@ -74,6 +75,13 @@ class DecodeSplit : public core::KernelLaunch {
       return true;
     }
     if (step == blocks + 1) {
+      if (w_.num_splits == 1) {
+        // One split: FA-2's splitkv kernel with Split = false writes O (the output dtype) and the
+        // LSE (fp32) itself, and no combine kernel runs (flash_fwd_launch_template.h).
+        out.push_back(layout_.q_rows(OpKind::kStore, Tensor::kO, bh, 0, r));
+        out.push_back(layout_.stat_rows(OpKind::kStore, Tensor::kLse, bh, 0, r));
+        return true;
+      }
       const std::uint64_t part = bh * w_.num_splits + split;
       out.push_back(L::tile(OpKind::kStore, Tensor::kOPartial, part, r, d, L::kFp32, 0, r, 0, d));
       out.push_back(L::tile(OpKind::kStore, Tensor::kLsePartial, part, 1, r, L::kFp32, 0, 1, 0, r));
@@ -185,7 +193,7 @@ core::TileProgram make_flash_decode(const core::Workload& workload, const core::
   // addresses are the workload's (sim/core/workload.h).
   const core::Workload run = core::packed_query_groups(p.workload, true);
   p.launches.push_back(std::make_unique<DecodeSplit>(run));
-  p.launches.push_back(std::make_unique<DecodeCombine>(run));
+  if (run.num_splits > 1) p.launches.push_back(std::make_unique<DecodeCombine>(run));
   return p;
 }
 

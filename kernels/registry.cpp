@@ -63,6 +63,10 @@ void flash2_grid(std::vector<core::Workload>& out) {
 void flash_decode_grid(std::vector<core::Workload>& out) {
   attention_grid("flash_decode", true, out);
   gqa_decode_grid("flash_decode", true, out);
+  // One split: no combine launch, the split kernel writes O and LSE.
+  core::Workload w = out.back();
+  w.num_splits = 1;
+  out.push_back(w);
 }
 
 #define ATTENTION_KEYS                                                                                         \

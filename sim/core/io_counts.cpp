@@ -297,6 +297,12 @@ std::vector<LaunchTraffic> flash_decode(const Workload& w, bool c) {
   sp.traffic[Tensor::kQ].read = s.bh() * (c ? 1 : splits) * s.nq * q_row;
   sp.traffic[Tensor::kK].read = (c ? s.bg() : s.bh()) * s.nkv * q_row;
   sp.traffic[Tensor::kV].read = sp.traffic[Tensor::kK].read;
+  if (splits == 1) {  // FA-2: no combine launch; the split kernel writes O and the fp32 LSE
+    sp.traffic[Tensor::kO].write = s.bh() * s.nq * q_row;
+    sp.traffic[Tensor::kLse].write = s.bh() * s.nq * kStatBytes;
+    out.push_back(sp);
+    return out;
+  }
   sp.traffic[Tensor::kOPartial].write = s.bh() * splits * s.nq * s.d * kAccBytes;
   sp.traffic[Tensor::kLsePartial].write = s.bh() * splits * s.nq * kStatBytes;
   out.push_back(sp);
