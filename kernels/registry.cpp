@@ -54,6 +54,50 @@ void gqa_decode_grid(const char* kernel, bool splits, std::vector<core::Workload
       out.push_back(w);
     }
 }
+// Paged KV cache and per-sequence lengths: page sizes below, at, not dividing and above block_n,
+// both placements, a list, a uniform draw and the fixed length, packed GQA and MHA, 1 / 3 / auto
+// splits (a short sequence leaves later splits empty), and the contiguous cache with a list.
+void paged_decode_grid(std::vector<core::Workload>& out) {
+  struct Case {
+    std::uint64_t page;
+    core::PagePlacement placement;
+    core::KvLengths::Kind lengths;
+    std::uint64_t heads, kv_heads, seq_q, splits;
+    bool causal;
+  };
+  using P = core::PagePlacement;
+  using K = core::KvLengths::Kind;
+  const Case cases[] = {
+      {1, P::kShuffled, K::kList, 8, 2, 1, 3, false},      {16, P::kContiguous, K::kList, 4, 4, 4, 0, false},
+      {100, P::kShuffled, K::kUniform, 8, 1, 1, 1, false}, {32, P::kShuffled, K::kFixed, 8, 2, 4, 3, true},
+      {256, P::kContiguous, K::kList, 8, 2, 1, 2, false},  {0, P::kContiguous, K::kList, 8, 2, 1, 3, false},
+      {7, P::kShuffled, K::kUniform, 4, 2, 2, 3, false},
+  };
+  for (const Case& c : cases) {
+    core::Workload w;
+    w.kernel = "flash_decode";
+    w.batch = 4;
+    w.heads = c.heads;
+    w.kv_heads = c.kv_heads;
+    w.seq_q = c.seq_q;
+    w.seq_kv = 300;
+    w.head_dim = 16;
+    w.causal = c.causal;
+    w.block_n = 32;
+    w.warps = 4;
+    w.num_splits = c.splits;
+    w.page_size = c.page;
+    w.page_placement = c.placement;
+    w.page_seed = 11;
+    w.kv_lengths.kind = c.lengths;
+    w.kv_lengths.list = {300, 17, 129, 64};
+    w.kv_lengths.min = 1;
+    w.kv_lengths.max = 300;
+    w.kv_lengths.seed = 5;
+    if (c.lengths != K::kList) w.kv_lengths.list.clear();
+    out.push_back(w);
+  }
+}
 void standard_grid(std::vector<core::Workload>& out) { attention_grid("standard", false, out); }
 void flash1_grid(std::vector<core::Workload>& out) { attention_grid("flash1", false, out); }
 void flash2_grid(std::vector<core::Workload>& out) {
@@ -67,6 +111,7 @@ void flash_decode_grid(std::vector<core::Workload>& out) {
   core::Workload w = out.back();
   w.num_splits = 1;
   out.push_back(w);
+  paged_decode_grid(out);
 }
 
 #define ATTENTION_KEYS                                                                                         \
@@ -89,7 +134,7 @@ const std::vector<KernelEntry>& kernel_registry() {
        // that only simulate the split-KV kernel.
        "flash_decode"},
       {"flash_decode", &make_flash_decode, "split-KV decoding with a reduction kernel", &core::flash_decode_traffic,
-       &run_functional, &flash_decode_grid, {ATTENTION_KEYS, "num_splits"}, false, false, {"flash_decode"}},
+       &run_functional, &flash_decode_grid, {ATTENTION_KEYS, "num_splits", "page_size", "page_placement", "page_seed", "kv_lengths"}, false, false, {"flash_decode"}},
       {"pointer_chase", &make_pointer_chase, "one thread, dependent loads over a random cycle", nullptr, nullptr,
        nullptr, {"working_set_bytes", "loads", "seed"}, false, false, {}},
       {"stream_read", &make_stream_read, "CTAs reading disjoint slices of a buffer", nullptr, nullptr, nullptr,
