@@ -173,7 +173,6 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   }
   positive("num_splits", w.num_splits);
   m.u64("page_size", w.page_size);
-  const bool has_placement = m.has("page_placement"), has_page_seed = m.has("page_seed");
   read_choice<core::PagePlacement>(m, "page_placement", w.page_placement, &parse_placement, "contiguous, shuffled");
   m.u64("page_seed", w.page_seed);
   const bool has_lengths = m.has("kv_lengths");
@@ -193,8 +192,9 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   if (w.kv_heads > 0 && w.heads > 0)
     m.check(w.heads % w.kv_heads == 0, has_kv ? "kv_heads" : "heads",
             "heads (" + std::to_string(w.heads) + ") must be a multiple of kv_heads (" + std::to_string(w.kv_heads) + ")");
-  // The paged-KV keys: only for a kernel that reads them, placement and seed only with pages,
-  // one length per sequence, none beyond the cache capacity seq_kv (which defaults to the longest).
+  // The paged-KV keys: only for a kernel that reads them (placement and seed do nothing with
+  // page_size 0, so that a sweep may put 0 on a page_size axis), one length per sequence, none
+  // beyond the cache capacity seq_kv (which defaults to the longest).
   {
     const kernels::KernelEntry* kernel = kernels::find_kernel(w.kernel);
     auto reads = [&](std::string_view key) {
@@ -203,9 +203,6 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
     for (const char* key : {"page_size", "page_placement", "page_seed", "kv_lengths"})
       if (m.has(key) && (std::string_view(key) != "page_size" || w.page_size > 0))
         m.check(reads(key), key, std::string("is read by flash_decode only (kernel is '") + w.kernel + "')");
-    if (has_placement || has_page_seed)
-      m.check(w.page_size > 0, has_placement ? "page_placement" : "page_seed",
-              "needs a paged cache: set page_size (tokens per page) above 0");
     const core::KvLengths& k = w.kv_lengths;
     if (has_lengths && k.kind == core::KvLengths::Kind::kList)
       m.check(k.list.size() == w.batch, "kv_lengths",
