@@ -200,9 +200,14 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
     auto reads = [&](std::string_view key) {
       return kernel && std::find(kernel->keys.begin(), kernel->keys.end(), key) != kernel->keys.end();
     };
-    for (const char* key : {"page_size", "page_placement", "page_seed", "kv_lengths"})
-      if (m.has(key) && (std::string_view(key) != "page_size" || w.page_size > 0))
-        m.check(reads(key), key, std::string("is read by flash_decode only (kernel is '") + w.kernel + "')");
+    for (const char* key : {"page_size", "page_placement", "page_seed", "kv_lengths"}) {
+      if (!m.has(key) || (std::string_view(key) == "page_size" && w.page_size == 0)) continue;
+      std::string readers;  // the kernels whose registry entries read the key
+      for (const auto& e : kernels::kernel_registry())
+        if (std::find(e.keys.begin(), e.keys.end(), std::string_view(key)) != e.keys.end())
+          readers += (readers.empty() ? "" : ", ") + std::string(e.name);
+      m.check(reads(key), key, "is read by " + readers + " only (kernel is '" + w.kernel + "')");
+    }
     const core::KvLengths& k = w.kv_lengths;
     if (has_lengths && k.kind == core::KvLengths::Kind::kList)
       m.check(k.list.size() == w.batch, "kv_lengths",
