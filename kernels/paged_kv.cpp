@@ -1,3 +1,4 @@
+// The block table of a paged K/V cache (contiguous or shuffled pool pages) and its per-page tile loads.
 #include "kernels/paged_kv.h"
 
 #include <algorithm>
