@@ -57,8 +57,19 @@ void gqa_decode_grid(const char* kernel, bool splits, std::vector<core::Workload
 void standard_grid(std::vector<core::Workload>& out) { attention_grid("standard", false, out); }
 void flash1_grid(std::vector<core::Workload>& out) { attention_grid("flash1", false, out); }
 void flash2_grid(std::vector<core::Workload>& out) {
+  const std::size_t first = out.size();
   attention_grid("flash2", false, out);
   gqa_decode_grid("flash2", false, out);
+  // impl triton: its own load pipeline (never FA-2's 2-stage schedule), causal and not, fwdbwd.
+  for (bool causal : {false, true}) {
+    core::Workload w = out[first];  // MHA, forward, not causal
+    w.impl = core::KernelImpl::kTriton;
+    w.causal = causal;
+    w.block_m = 64;
+    w.stages = 3;
+    w.pass = causal ? core::Pass::kFwdBwd : core::Pass::kFwd;
+    out.push_back(w);
+  }
 }
 void flash_decode_grid(std::vector<core::Workload>& out) {
   attention_grid("flash_decode", true, out);
