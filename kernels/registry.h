@@ -4,6 +4,7 @@
 // names: other layers ask the descriptor (tests/kernels/no_kernel_names_test.cpp checks it).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +42,8 @@ struct KernelEntry {
   // matches such a row only with that `impl` (a point without the key has the default, "fa2").
   std::vector<std::pair<std::string_view, std::string_view>> measured_impls;
 };
+// The implementation named by a workload's `impl` value ("fa2", "triton"), or nullopt.
+std::optional<core::KernelImpl> parse_kernel_impl(std::string_view value);
 // The `impl` a measured variant implies for `entry` ("" when it implies none).
 std::string_view measured_impl(const KernelEntry& entry, std::string_view variant);
 
