@@ -45,7 +45,10 @@ struct GemmSpec {
   // otherwise the launch is the multistage kernel above. Its clusters are real
   // (LaunchShape::cluster_size): the partners are consecutive CTAs and multicast their halves.
   bool warp_specialized = false;
-  std::uint32_t producer_regs = 40;  // setmaxnreg.dec of the producer (CUTLASS's load warp group)
+  // setmaxnreg.dec of the producer: CUTLASS's sm90 warp-specialized GEMM kernels
+  // (gemm/kernel/sm90_gemm_tma_warpspecialized_cooperative.hpp: LoadRegisterRequirement 40,
+  // MmaRegisterRequirement 232 for 384 threads at 168 registers).
+  std::uint32_t producer_regs = 40;
 };
 
 class GemmLaunch : public core::KernelLaunch {
