@@ -60,6 +60,47 @@ TEST(GemmWarpSpecialized, HopperGemmsAreOneProducerAndTwoWgmmaConsumerGroups) {
   EXPECT_EQ(make_program(standard_fwd(1024), config::load_device("a100-40gb")).launches[0]->warp_groups().size(), 1u);
 }
 
+// Every consumer MMA of chunk c waits for phase c / stages of full[c % stages] first, and the
+// producer refills buffer s only after phase c / stages - 1 of empty[s], at every ring depth.
+TEST(GemmWarpSpecialized, EveryMmaWaitsForItsChunkAndEveryLoadForItsBuffer) {
+  const core::DeviceSpec h200 = config::load_device("h200");
+  for (std::uint32_t stages : {1u, 2u, 3u, 4u}) {
+    core::Workload w = standard_fwd(512, 64);
+    w.stages = stages;
+    const core::TileProgram p = make_program(w, h200);
+    const core::KernelLaunch& pv = *p.launches[2];  // k = 512: 8 chunks
+    std::vector<core::TileOp> ops;
+    std::uint64_t loads = 0;
+    for (std::uint64_t c = 0; ops.clear(), pv.emit_group_step(0, 0, c, ops); ++c) {
+      bool waited = c < stages;
+      for (const auto& op : ops) {
+        if (op.kind == core::OpKind::kMbarWait)
+          waited = op.barrier == stages + c % stages && op.count == c / stages - 1;
+        if (op.kind == core::OpKind::kLoad) {
+          EXPECT_TRUE(waited) << "stages " << stages << " chunk " << c;
+          EXPECT_EQ(op.barrier, c % stages);
+          ++loads;
+        }
+      }
+    }
+    EXPECT_EQ(loads, 2u * 8);
+    for (std::uint32_t consumer = 1; consumer <= 2; ++consumer) {
+      std::uint64_t mmas = 0;
+      for (std::uint64_t c = 0; ops.clear(), pv.emit_group_step(0, consumer, c, ops); ++c) {
+        bool waited = false;
+        for (const auto& op : ops) {
+          if (op.kind == core::OpKind::kMbarWait) waited = op.barrier == c % stages && op.count == c / stages;
+          if (op.kind == core::OpKind::kMma) {
+            EXPECT_TRUE(waited) << "stages " << stages << " chunk " << c;
+            ++mmas;
+          }
+        }
+      }
+      EXPECT_EQ(mmas, 8u);
+    }
+  }
+}
+
 // Odd tile counts (QK^T: 5 column tiles per row, PV: 3 row blocks of 256 for 640 rows) pad the
 // grid to whole clusters; every byte with the L2 off is still the closed forms'.
 TEST(GemmWarpSpecialized, L2OffBytesEqualTheClosedForms) {
