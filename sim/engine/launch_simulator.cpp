@@ -84,7 +84,10 @@ core::KernelResult LaunchSimulator<Memory>::run() {
         break;
       case EventKind::kSample:
         take_sample(e.time);
-        if (!scheduler_.done()) queue_.push(e.time + series_.period(), EventKind::kSample, 0);
+        if (scheduler_.done()) break;
+        // Nothing left to wake a warp group: every one waits on a barrier no one will arrive at.
+        if (queue_.empty()) stall("no event left while CTAs are unfinished (deadlock)", e.time);
+        queue_.push(e.time + series_.period(), EventKind::kSample, 0);
         break;
     }
   }
