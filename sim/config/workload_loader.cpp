@@ -108,6 +108,23 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
             "is modelled for the flash2 forward kernel only (kernel is '" + w.kernel + "')");
   }
   positive("num_splits", w.num_splits);
+  // flash3's scheduling knobs: rejected for a kernel that does not read them.
+  const kernels::KernelEntry* entry = kernels::find_kernel(w.kernel);
+  auto reads_key = [&](std::string_view key) {
+    return entry && std::find(entry->keys.begin(), entry->keys.end(), key) != entry->keys.end();
+  };
+  if (m.u32("consumer_warpgroups", w.consumer_warpgroups)) {
+    m.require(w.consumer_warpgroups >= 1 && w.consumer_warpgroups <= 3, "consumer_warpgroups",
+              "must be 1, 2 or 3 (consumer warp groups of 64 query rows; leave it out for FA-3's choice)");
+    m.check(reads_key("consumer_warpgroups"), "consumer_warpgroups",
+            "is not read by kernel '" + w.kernel + "'");
+  }
+  for (const char* key : {"pingpong", "intrawg_overlap"}) {
+    bool on = false;
+    if (!m.boolean(key, on)) continue;
+    (std::string_view(key) == "pingpong" ? w.pingpong : w.intrawg_overlap) = on ? 1 : 0;
+    m.check(reads_key(key), key, "is not read by kernel '" + w.kernel + "'");
+  }
   if (m.bytes("sram_bytes", w.sram_bytes)) m.require(w.sram_bytes > 0, "sram_bytes", "must be positive");
   m.boolean("functional", w.functional);
   m.u64("seed", w.seed);
@@ -217,6 +234,9 @@ std::string workload_to_yaml(const core::Workload& w) {
   opt("smem_per_cta", w.smem_per_cta);
   opt("stack_frame_bytes", w.stack_frame_bytes);
   opt("num_splits", w.num_splits);
+  opt("consumer_warpgroups", w.consumer_warpgroups);
+  if (w.pingpong >= 0) o << "pingpong: " << (w.pingpong ? "true" : "false") << "\n";
+  if (w.intrawg_overlap >= 0) o << "intrawg_overlap: " << (w.intrawg_overlap ? "true" : "false") << "\n";
   opt("sram_bytes", w.sram_bytes);
   opt("working_set_bytes", w.working_set_bytes);
   opt("loads", w.loads);

@@ -9,7 +9,7 @@ const std::vector<std::string_view>& workload_keys() {
       "block_n",    "block_k",      "warps",           "stages",       "cta_order",  "regs_per_thread",
       "smem_per_cta", "num_splits", "sram_bytes",      "functional",   "seed",       "working_set_bytes",
       "loads",      "programs",     "bytes_per_step",  "total_bytes", "gemm_cluster",
-      "stack_frame_bytes"};
+      "stack_frame_bytes", "consumer_warpgroups", "pingpong", "intrawg_overlap"};
   return keys;
 }
 

@@ -39,6 +39,12 @@ struct Workload {
   Bytes smem_per_cta = 0;              // 0 = kernel's formula
   std::uint32_t stack_frame_bytes = 0; // flash2 forward: local memory per thread (ptxas "bytes stack frame"); 0 = none
   std::uint64_t num_splits = 0;        // flash_decode; 0 = automatic
+  // flash3 (FlashAttention-3's warp-specialized forward): consumer warp groups of 64 query rows
+  // each (block_m = 64 x consumer_warpgroups; 0 = from block_m or FA-3's tile heuristic), and
+  // its two scheduling knobs, -1 = FA-3's choice for the head dim and dtype, 0 off, 1 on.
+  std::uint32_t consumer_warpgroups = 0;
+  std::int8_t pingpong = -1;           // named-barrier ping-pong of the consumer warp groups' GEMMs
+  std::int8_t intrawg_overlap = -1;    // softmax of block j overlaps the QK^T GEMM of block j+1
   // flash2 backward tile and warps, resolved from FA-2's launch template (flash_bwd_launch_template.h)
   // for head_dim and the device's per-block shared memory; not workload keys (0 = unresolved:
   // the closed forms then use block_m, block_n).

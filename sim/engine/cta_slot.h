@@ -29,6 +29,10 @@ struct CtaSlot {
   double open_group = 0;
   std::array<double, kMaxAsyncGroups> groups{};
   std::uint32_t group_head = 0, group_count = 0;
+  // Async MMAs (wgmma issued with TileOp::async): the completion time of each, oldest first
+  // (a ring of kMaxAsyncGroups); a kWait with `async` waits on these instead of the copy groups.
+  std::array<double, kMaxAsyncGroups> mma_groups{};
+  std::uint32_t mma_head = 0, mma_count = 0;
   core::Bytes inflight = 0;
   core::Bytes credit_need = 0;  // waiting_credit: room needed before the CTA resumes
   // Block model: the running integral, in byte-cycles, of the CTA allowance minus the bytes

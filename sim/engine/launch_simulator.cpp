@@ -90,6 +90,7 @@ void LaunchSimulator<Memory>::dispatch(std::uint32_t slot, double now) {
   s.waiting_credit = false;
   s.open_group = 0;
   s.group_head = s.group_count = 0;
+  s.mma_head = s.mma_count = 0;
   s.credit_balance = 0;
   s.balance_t = now;
   Sm& sm = sms_[s.sm];
@@ -217,6 +218,13 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, 
       stats_.flops += flops;
       stats_.mma_flops += flops;
       done = sm.tensor.serve(now, flops);
+      if (op.async) {  // wgmma: the CTA goes on; a kWait with `async` waits for it (FIFO)
+        if (s.mma_count == kMaxAsyncGroups)
+          throw core::SimError("launch '" + launch_.name() + "': more than " + std::to_string(kMaxAsyncGroups) +
+                               " async MMAs in flight in CTA " + std::to_string(s.cta));
+        s.mma_groups[(s.mma_head + s.mma_count++) % kMaxAsyncGroups] = done;
+        done = now;
+      }
       break;
     }
     case core::OpKind::kExp:
@@ -245,7 +253,12 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, 
       s.open_group = 0;
       break;
     case core::OpKind::kWait:
-      while (s.group_count > op.count) {
+      while (op.async && s.mma_count > op.count) {  // wgmma.wait_group
+        done = std::max(done, s.mma_groups[s.mma_head]);
+        s.mma_head = (s.mma_head + 1) % kMaxAsyncGroups;
+        --s.mma_count;
+      }
+      while (!op.async && s.group_count > op.count) {
         done = std::max(done, s.groups[s.group_head]);
         s.group_head = (s.group_head + 1) % kMaxAsyncGroups;
         --s.group_count;
