@@ -25,171 +25,196 @@ using L = TensorLayout;
 
 constexpr std::uint64_t kRowsPerWarpGroup = 64;  // wgmma's M: one consumer warp group owns 64 rows
 
-// One tile of the merged stream: the producer's TMA loads, each consumer unit's async GEMMs,
-// softmax and rescale, in the order FA-3's named barriers impose. A unit is one consumer warp
-// group when ping-pong orders their GEMMs, or all of them together when they run in lock step.
-class TileStream {
- public:
-  TileStream(const Flash3Schedule& s, const TensorLayout& layout, std::vector<TileOp>& out)
-      : s_(s), layout_(layout), out_(out) {}
+// The mbarriers of a CTA (ids): Q full; per stage K full, V full, K empty, V empty; for FP8 the
+// untransposed V's full barrier per stage. Named barriers: 1 + w is consumer w's ping-pong turn,
+// 1 + W the consumers' epilogue barrier.
+struct Barriers {
+  std::uint32_t stages, consumers;
+  std::uint8_t q_full() const { return 0; }
+  std::uint8_t k_full(std::uint64_t s) const { return static_cast<std::uint8_t>(1 + s); }
+  std::uint8_t v_full(std::uint64_t s) const { return static_cast<std::uint8_t>(1 + stages + s); }
+  std::uint8_t k_empty(std::uint64_t s) const { return static_cast<std::uint8_t>(1 + 2 * stages + s); }
+  std::uint8_t v_empty(std::uint64_t s) const { return static_cast<std::uint8_t>(1 + 3 * stages + s); }
+  std::uint8_t vt_full(std::uint64_t s) const { return static_cast<std::uint8_t>(1 + 4 * stages + s); }
+  std::vector<std::uint32_t> counts(bool transpose_v) const {
+    std::vector<std::uint32_t> c(1 + (transpose_v ? 5 : 4) * stages, 1);
+    for (std::uint32_t s = 0; s < stages; ++s) c[k_empty(s)] = c[v_empty(s)] = consumers;
+    return c;
+  }
+  std::uint8_t turn(std::uint64_t w) const { return static_cast<std::uint8_t>(1 + w); }
+  std::uint8_t epilogue() const { return static_cast<std::uint8_t>(1 + consumers); }
+};
 
-  void emit(std::uint64_t bh, std::uint64_t row0, std::uint64_t r, std::uint64_t blocks, std::uint64_t off) {
-    bh_ = bh;
-    n_ = blocks;
-    row0_ = row0;
-    off_ = off;
-    units_ = s_.pingpong ? s_.consumer_warpgroups : 1;
-    rows_ = s_.pingpong ? kRowsPerWarpGroup : kRowsPerWarpGroup * s_.consumer_warpgroups;
-    k_load_.assign(n_, 0);
-    v_load_.assign(n_, 0);
-    gs_.assign(units_ * n_, 0);
-    gp_.assign(units_ * n_, 0);
-    s_done_.assign(n_, 0);
-    pv_done_.assign(n_, 0);
-    v_ready_.assign(n_, false);
-    // Prologue (FA-3's producer warp): Q once, then K and V of the first `stages` blocks, each
-    // a TMA copy completing its own barrier (here: its own async group, oldest first).
-    TileOp q = layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true);
-    q.bulk = true;
-    out_.push_back(q);
-    commit_load();
-    q_load_ = loads_ - 1;
-    for (std::uint64_t jj = 0; jj < std::min<std::uint64_t>(n_, s_.stages); ++jj) {
-      load_k(jj);
-      load_v(jj);
-    }
-    // Iterations jj = 0 .. n-1 over the K/V blocks from the last (n_block_max - 1) down; with
-    // intra-warp-group overlap one more turn issues the last P V. Ping-pong order: after unit w
-    // issues its GEMMs, the next unit finishes its previous block (softmax), then issues.
-    const std::uint64_t turns = s_.intrawg_overlap ? n_ + 1 : n_;
-    for (std::uint64_t jj = 0; jj < turns; ++jj)
-      for (std::uint64_t w = 0; w < units_; ++w) {
-        issue(w, jj);
-        const std::uint64_t next = (w + 1) % units_;
-        const bool wrap = w + 1 == units_;
-        if (wrap) finish(next, jj);
-        else if (jj > 0) finish(next, jj - 1);
+constexpr std::uint64_t kWarpGroupThreads = 128;
+
+TileOp with_barrier(OpKind kind, std::uint8_t barrier, std::uint64_t count = 0, std::uint32_t tx = 0) {
+  TileOp o = L::count_op(kind, count);
+  o.barrier = barrier;
+  o.tx_bytes = tx;
+  return o;
+}
+
+// One tile's op streams, per warp group: the producer (group 0) issues the TMA copies of Q and of
+// K_j, V_j into `stages` ring buffers (mbarriers with transaction bytes, waiting for the
+// consumers' release of a buffer); consumer w (group 1 + w) owns query rows [64w, 64w + 64) and
+// runs the async wgmmas, the online softmax and its part of the epilogue.
+class TileStreams {
+ public:
+  TileStreams(const Flash3Schedule& s, const TensorLayout& layout, std::uint64_t bh, std::uint64_t row0,
+              std::uint64_t r, std::uint64_t blocks, std::uint64_t off)
+      : s_(s), layout_(layout), b_{s.stages, s.consumer_warpgroups}, bh_(bh), row0_(row0), r_(r), n_(blocks),
+        off_(off) {}
+
+  void producer(std::vector<TileOp>& out) const {
+    const TileOp q = bulk(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh_, row0_, r_, true), b_.q_full());
+    out.push_back(with_barrier(OpKind::kMbarArrive, b_.q_full(), 1, static_cast<std::uint32_t>(q.bytes())));
+    out.push_back(q);
+    // FA-3's order with intra-warp-group overlap: K_0, then K_{j+1} before V_j (V is needed one
+    // block later); without it K_j, V_j.
+    if (s_.intrawg_overlap) {
+      load_k(0, out);
+      for (std::uint64_t jj = 0; jj < n_; ++jj) {
+        if (jj + 1 < n_) load_k(jj + 1, out);
+        load_v(jj, out);
       }
-    for (std::uint64_t w = 1; w < units_; ++w) finish(w, turns - 1);
-    // Epilogue: O scaled by 1/ℓ, written to shared memory (over the V buffers) and stored by
-    // TMA; the LSE rows stored from registers. FP8 writes O in bf16.
-    out_.push_back(L::count_op(OpKind::kElementwise, kRowsPerWarpGroup * s_.consumer_warpgroups * s_.head_dim));
-    out_.push_back(L::shared(OpKind::kSharedWrite, Tensor::kO, kRowsPerWarpGroup * s_.consumer_warpgroups,
-                             s_.head_dim * s_.out_bytes));
-    out_.push_back(L::tile(OpKind::kStore, Tensor::kO, bh, s_.seq_q, s_.head_dim, s_.out_bytes, row0, r, 0,
-                           s_.head_dim));
-    out_.push_back(layout_.stat_rows(OpKind::kStore, Tensor::kLse, bh, row0, r));
+    } else {
+      for (std::uint64_t jj = 0; jj < n_; ++jj) {
+        load_k(jj, out);
+        load_v(jj, out);
+      }
+    }
+  }
+
+  void consumer(std::uint64_t w, std::vector<TileOp>& out) const {
+    const std::uint64_t m = kRowsPerWarpGroup, bn = s_.block_n, d = s_.head_dim, wgs = s_.consumer_warpgroups;
+    const bool pp = s_.pingpong && wgs > 1;
+    const std::uint64_t pair = 2 * kWarpGroupThreads;  // bar.sync of this group and the one before it
+    out.push_back(with_barrier(OpKind::kMbarWait, b_.q_full(), 0));
+    if (pp && w == 0) out.push_back(with_barrier(OpKind::kNamedArrive, b_.turn(0), pair));  // the first turn
+    auto sync_turn = [&] {
+      if (pp) out.push_back(with_barrier(OpKind::kNamedSync, b_.turn(w), pair));
+    };
+    auto pass_turn = [&] {
+      if (pp) out.push_back(with_barrier(OpKind::kNamedArrive, b_.turn((w + 1) % wgs), pair));
+    };
+    // With ping-pong only the first group waits for the buffers: the others issue after it.
+    auto wait_full = [&](std::uint8_t bar, std::uint64_t jj) {
+      if (!pp || w == 0) out.push_back(with_barrier(OpKind::kMbarWait, bar, jj / s_.stages));
+    };
+    auto gemm = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {
+      TileOp o = L::mma(mm, nn, kk);
+      o.async = true;
+      o.flavour = core::MmaFlavour::kWgmma;
+      out.push_back(o);
+      out.push_back(L::simple(OpKind::kMmaCommit));
+    };
+    auto mma_wait = [&](std::uint64_t pending) { out.push_back(L::count_op(OpKind::kMmaWait, pending)); };
+    auto release = [&](std::uint8_t bar) { out.push_back(with_barrier(OpKind::kMbarArrive, bar, 1)); };
+    auto softmax = [&](std::uint64_t jj) {
+      // Online softmax of the block, counted as flash2 does (scale, max, subtract; an exp per
+      // score and one per row for the rescale factor); the causal diagonal and a ragged last
+      // key block are masked elementwise.
+      const std::uint64_t c0 = n_block(jj) * bn;
+      const bool masked = cols(jj) < bn || (s_.causal && c0 + bn > row0_ + off_ + 1);
+      out.push_back(L::count_op(OpKind::kElementwise, (masked ? 4 : 3) * m * bn));
+      out.push_back(L::count_op(OpKind::kExp, m * bn + m));
+    };
+    auto rescale = [&] { out.push_back(L::count_op(OpKind::kElementwise, m * d)); };
+    const std::uint64_t st = s_.stages;
+    if (s_.intrawg_overlap) {
+      // Block 0 (n_block_max - 1): S_0, its softmax; then each block issues S_j and
+      // P_{j-1} V_{j-1} together, waits for S_j only, runs its softmax under the P V, rescales O.
+      wait_full(b_.k_full(0), 0);
+      gemm(m, bn, d);
+      mma_wait(0);
+      release(b_.k_empty(0));
+      softmax(0);
+      for (std::uint64_t jj = 1; jj < n_; ++jj) {
+        wait_full(b_.k_full(jj % st), jj);
+        sync_turn();
+        gemm(m, bn, d);  // S_j = Q K_jᵀ (SS)
+        wait_full(b_.v_full((jj - 1) % st), jj - 1);
+        gemm(m, d, bn);  // O += P_{j-1} V_{j-1} (RS)
+        pass_turn();
+        mma_wait(1);
+        release(b_.k_empty(jj % st));
+        softmax(jj);
+        mma_wait(0);
+        release(b_.v_empty((jj - 1) % st));
+        rescale();
+      }
+      out.push_back(with_barrier(OpKind::kMbarWait, b_.v_full((n_ - 1) % st), (n_ - 1) / st));
+      gemm(m, d, bn);
+      mma_wait(0);
+      release(b_.v_empty((n_ - 1) % st));
+    } else {
+      for (std::uint64_t jj = 0; jj < n_; ++jj) {
+        wait_full(b_.k_full(jj % st), jj);
+        sync_turn();
+        gemm(m, bn, d);
+        pass_turn();
+        mma_wait(0);
+        release(b_.k_empty(jj % st));
+        softmax(jj);
+        if (jj > 0) rescale();
+        out.push_back(with_barrier(OpKind::kMbarWait, b_.v_full(jj % st), jj / st));
+        gemm(m, d, bn);
+        mma_wait(0);
+        release(b_.v_empty(jj % st));
+      }
+    }
+    // Epilogue: O scaled by 1/ℓ and written to shared memory (over the V buffers) by each group;
+    // after the consumers' barrier the first one stores the tile by TMA; each stores its LSE rows.
+    rescale();
+    out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kO, m, d * s_.out_bytes));
+    out.push_back(with_barrier(OpKind::kNamedSync, b_.epilogue(), wgs * kWarpGroupThreads));
+    if (w == 0)
+      out.push_back(L::tile(OpKind::kStore, Tensor::kO, bh_, s_.seq_q, d, s_.out_bytes, row0_, r_, 0, d));
+    const std::uint64_t lo = std::min(r_, w * m), hi = std::min(r_, lo + m);
+    if (hi > lo) out.push_back(layout_.stat_rows(OpKind::kStore, Tensor::kLse, bh_, row0_ + lo, hi - lo));
   }
 
  private:
   std::uint64_t n_block(std::uint64_t jj) const { return n_ - 1 - jj; }
-  std::uint64_t cols(std::uint64_t jj) const {
-    const std::uint64_t c0 = n_block(jj) * s_.block_n;
-    return std::min(s_.block_n, s_.seq_kv - c0);
-  }
-  void commit_load() {
-    out_.push_back(L::simple(OpKind::kCommit));
-    ++loads_;
-  }
-  void load_k(std::uint64_t jj) {
-    TileOp k = layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh_, n_block(jj) * s_.block_n, cols(jj), true);
-    k.bulk = true;
-    out_.push_back(k);
-    commit_load();
-    k_load_[jj] = loads_ - 1;
-  }
-  void load_v(std::uint64_t jj) {
-    TileOp v = layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh_, n_block(jj) * s_.block_n, cols(jj), true);
-    v.bulk = true;
-    out_.push_back(v);
-    commit_load();
-    v_load_[jj] = loads_ - 1;
-  }
-  void wait_load(std::uint64_t idx) {
-    if (waited_loads_ > idx) return;
-    out_.push_back(L::count_op(OpKind::kWait, loads_ - idx - 1));
-    waited_loads_ = idx + 1;
-  }
-  // V_jj is in shared memory; FP8 (e4m3, V row-major) is transposed in shared memory by the
-  // producer warp group (FA-3's Transpose_V: LDSM.T / STSM), a read and a write of the tile.
-  void need_v(std::uint64_t jj) {
-    wait_load(v_load_[jj]);
-    if (v_ready_[jj]) return;
-    v_ready_[jj] = true;
-    if (s_.transpose_v) {
-      const core::Bytes row = s_.head_dim * s_.value_bytes;
-      out_.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, s_.block_n, row));
-      out_.push_back(L::shared(OpKind::kSharedWrite, Tensor::kV, s_.block_n, row));
-    }
-  }
-  std::uint64_t mma(std::uint64_t m, std::uint64_t n, std::uint64_t k) {
-    TileOp op = L::mma(m, n, k);
+  std::uint64_t cols(std::uint64_t jj) const { return std::min(s_.block_n, s_.seq_kv - n_block(jj) * s_.block_n); }
+  static TileOp bulk(TileOp op, std::uint8_t barrier) {
+    op.bulk = true;
     op.async = true;
-    out_.push_back(op);
-    return mmas_++;
+    op.barrier = barrier;
+    return op;
   }
-  void wait_mma(std::uint64_t idx) {
-    if (waited_mmas_ > idx) return;
-    TileOp w = L::count_op(OpKind::kWait, mmas_ - idx - 1);
-    w.async = true;
-    out_.push_back(w);
-    waited_mmas_ = idx + 1;
+  // Waits until every consumer released the buffer's previous use, then expects and loads.
+  void load_k(std::uint64_t jj, std::vector<TileOp>& out) const {
+    const std::uint64_t s = jj % s_.stages, use = jj / s_.stages;
+    if (use > 0) out.push_back(with_barrier(OpKind::kMbarWait, b_.k_empty(s), use - 1));
+    const TileOp k = bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh_, n_block(jj) * s_.block_n, cols(jj), true),
+                          b_.k_full(s));
+    out.push_back(with_barrier(OpKind::kMbarArrive, b_.k_full(s), 1, static_cast<std::uint32_t>(k.bytes())));
+    out.push_back(k);
   }
-  void issue(std::uint64_t w, std::uint64_t jj) {
-    const std::uint64_t bn = s_.block_n, d = s_.head_dim;
-    if (jj < n_) {
-      wait_load(k_load_[jj]);
-      gs_[w * n_ + jj] = mma(rows_, bn, d);  // S = Q K_jᵀ (SS wgmma)
-    }
-    if (s_.intrawg_overlap && jj > 0) {  // O += P_{j-1} V_{j-1} (RS wgmma), with S_j in flight
-      need_v(jj - 1);
-      gp_[w * n_ + jj - 1] = mma(rows_, d, bn);
-    }
-  }
-  void s_consumed(std::uint64_t jj) {
-    if (++s_done_[jj] == units_ && jj + s_.stages < n_) load_k(jj + s_.stages);  // K buffer released
-  }
-  void pv_consumed(std::uint64_t jj) {
-    if (++pv_done_[jj] == units_ && jj + s_.stages < n_) load_v(jj + s_.stages);  // V buffer released
-  }
-  void finish(std::uint64_t w, std::uint64_t jj) {
-    const std::uint64_t bn = s_.block_n, d = s_.head_dim, m = rows_;
-    if (jj < n_) {
-      wait_mma(gs_[w * n_ + jj]);
-      s_consumed(jj);
-      // Online softmax of the block (as flash2 counts it: scale, max, subtract; exp per score
-      // and one per row for the rescale factor); the causal diagonal and a partial last block
-      // masked elementwise.
-      const std::uint64_t c0 = n_block(jj) * bn;
-      const bool masked = cols(jj) < bn || (s_.causal && c0 + bn > row0_ + off_ + 1);
-      out_.push_back(L::count_op(OpKind::kElementwise, (masked ? 4 : 3) * m * bn));
-      out_.push_back(L::count_op(OpKind::kExp, m * bn + m));
-      if (s_.intrawg_overlap) {
-        if (jj > 0) {
-          wait_mma(gp_[w * n_ + jj - 1]);
-          pv_consumed(jj - 1);
-          out_.push_back(L::count_op(OpKind::kElementwise, m * d));  // rescale O
-        }
-      } else {
-        if (jj > 0) out_.push_back(L::count_op(OpKind::kElementwise, m * d));
-        need_v(jj);
-        gp_[w * n_ + jj] = mma(m, d, bn);
-        wait_mma(gp_[w * n_ + jj]);
-        pv_consumed(jj);
-      }
-      return;
-    }
-    wait_mma(gp_[w * n_ + n_ - 1]);  // the last P V
-    pv_consumed(n_ - 1);
+  // FP8 (e4m3, V row-major): the producer warp group loads V into a staging buffer and transposes
+  // it in shared memory (FA-3's Transpose_V: LDSM.T / STSM, a read and a write of the tile)
+  // before it marks V full.
+  void load_v(std::uint64_t jj, std::vector<TileOp>& out) const {
+    const std::uint64_t s = jj % s_.stages, use = jj / s_.stages;
+    if (use > 0) out.push_back(with_barrier(OpKind::kMbarWait, b_.v_empty(s), use - 1));
+    const std::uint8_t land = s_.transpose_v ? b_.vt_full(s) : b_.v_full(s);
+    const TileOp v =
+        bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh_, n_block(jj) * s_.block_n, cols(jj), true), land);
+    out.push_back(with_barrier(OpKind::kMbarArrive, land, 1, static_cast<std::uint32_t>(v.bytes())));
+    out.push_back(v);
+    if (!s_.transpose_v) return;
+    out.push_back(with_barrier(OpKind::kMbarWait, land, use));
+    const core::Bytes row = s_.head_dim * s_.value_bytes;
+    out.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, s_.block_n, row));
+    out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kV, s_.block_n, row));
+    out.push_back(with_barrier(OpKind::kMbarArrive, b_.v_full(s), 1));
   }
 
   const Flash3Schedule& s_;
   const TensorLayout& layout_;
-  std::vector<TileOp>& out_;
-  std::uint64_t bh_ = 0, n_ = 0, row0_ = 0, off_ = 0, units_ = 1, rows_ = 0;
-  std::uint64_t loads_ = 0, waited_loads_ = 0, mmas_ = 0, waited_mmas_ = 0, q_load_ = 0;
-  std::vector<std::uint64_t> k_load_, v_load_, gs_, gp_, s_done_, pv_done_;
-  std::vector<bool> v_ready_;
+  Barriers b_;
+  std::uint64_t bh_, row0_, r_, n_, off_;
 };
 
 class Flash3Fwd : public core::KernelLaunch {
@@ -207,8 +232,21 @@ class Flash3Fwd : public core::KernelLaunch {
     sh.smem_dynamic_bytes = w_.smem_per_cta;
     return sh;
   }
+  std::vector<core::WarpGroupSpec> warp_groups() const override {
+    const Flash3Registers regs = flash3_registers(s_.consumer_warpgroups);
+    std::vector<core::WarpGroupSpec> g{{core::WarpRole::kProducer, 4, regs.producer}};
+    for (std::uint32_t w = 0; w < s_.consumer_warpgroups; ++w) g.push_back({core::WarpRole::kConsumer, 4, regs.consumer});
+    return g;
+  }
+  std::vector<std::uint32_t> mbarriers() const override {
+    return Barriers{s_.stages, s_.consumer_warpgroups}.counts(s_.transpose_v);
+  }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const override {
-    if (step > 0) return false;
+    return emit_group_step(cta, 0, step, out);
+  }
+  bool emit_group_step(std::uint64_t cta, std::uint32_t group, std::uint64_t step,
+                       std::vector<TileOp>& out) const override {
+    if (step > 0 || group > s_.consumer_warpgroups) return false;
     const std::uint64_t bhs = w_.batch * w_.heads;
     const bool row_major = w_.cta_order == core::CtaOrder::kRowMajor;
     std::uint64_t i = row_major ? cta % t_r_ : cta / bhs;
@@ -219,7 +257,9 @@ class Flash3Fwd : public core::KernelLaunch {
     const std::uint64_t off = w_.seq_kv - w_.seq_q;
     const std::uint64_t blocks = w_.causal ? KernelDefaults::causal_col_blocks(row0, r, off, w_.seq_kv, w_.block_n)
                                            : core::ceil_div(w_.seq_kv, w_.block_n);
-    TileStream(s_, layout_, out).emit(bh, row0, r, blocks, off);
+    const TileStreams t(s_, layout_, bh, row0, r, blocks, off);
+    if (group == 0) t.producer(out);
+    else t.consumer(group - 1, out);
     return true;
   }
 
