@@ -102,7 +102,7 @@ const std::vector<KernelEntry>& kernel_registry() {
       {"flash1", &make_flash1, "FlashAttention Algorithm 1: outer loop over K/V blocks", &core::flash1_traffic,
        &run_functional, &flash1_grid, {ATTENTION_KEYS, "sram_bytes"}, false, false, {"flash1"}},
       {"flash2", &make_flash2, "FlashAttention-2: one CTA per (batch, head, query block)", &core::flash2_traffic,
-       &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes"}, true, false, {"flash2", "sdpa_flash"},
+       &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes", "impl"}, true, false, {"flash2", "sdpa_flash"},
        // PyTorch's decode rows run flash_fwd_kernel with one query block per (batch, head), no
        // split-KV: the flash2 schedule with seq_q = 1. flash_decode is the fallback for sweeps
        // that only simulate the split-KV kernel.
