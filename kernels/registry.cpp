@@ -113,7 +113,7 @@ const std::vector<KernelEntry>& kernel_registry() {
        {"batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "dtype", "causal", "pass", "block_m", "block_n",
         "warps", "stages", "cta_order", "regs_per_thread", "smem_per_cta", "functional", "seed",
         "consumer_warpgroups", "pingpong", "intrawg_overlap"},
-       false, false, {"flash3", "fa3"}},
+       false, false, {"flash3", "fa3"}, nullptr, 90},
       {"flash_decode", &make_flash_decode, "split-KV decoding with a reduction kernel", &core::flash_decode_traffic,
        &run_functional, &flash_decode_grid, {ATTENTION_KEYS, "num_splits"}, false, false, {"flash_decode"}},
       {"pointer_chase", &make_pointer_chase, "one thread, dependent loads over a random cycle", nullptr, nullptr,
@@ -163,6 +163,18 @@ std::vector<core::LaunchTraffic> closed_form_traffic(const core::Workload& resol
 std::vector<core::LaunchTraffic> compulsory_traffic(const core::Workload& resolved) {
   const KernelEntry* e = find_kernel(resolved.kernel);
   return e && e->closed_form ? e->closed_form(resolved, true) : std::vector<core::LaunchTraffic>{};
+}
+
+bool runs_on(const KernelEntry& e, const core::DeviceSpec& device) {
+  if (e.min_compute_capability == 0) return true;
+  return device.kind == core::DeviceKind::kGpu && device.compute_capability >= e.min_compute_capability;
+}
+
+std::vector<core::Workload> check_grid(const core::DeviceSpec& device) {
+  std::vector<core::Workload> out;
+  for (const auto& e : kernel_registry())
+    if (e.check_grid && runs_on(e, device)) e.check_grid(out);
+  return out;
 }
 
 std::vector<core::Workload> check_grid() {

@@ -36,6 +36,7 @@ struct KernelEntry {
   bool gemm_tiles = false;                  // tiled as GEMMs (block_m x block_n, k-tile block_k)
   std::vector<std::string_view> measured_names;  // names in measured data (ncu CSV "variant")
   const char* single_query_fallback = nullptr;  // also matches measured rows with seq_q = 1
+  std::uint32_t min_compute_capability = 0;  // GPUs below it (and scratchpad devices) cannot run it; 0: any
 };
 
 const std::vector<KernelEntry>& kernel_registry();
@@ -57,7 +58,11 @@ core::TileProgram make_program(const core::Workload& workload, const core::Devic
 std::vector<core::LaunchTraffic> closed_form_traffic(const core::Workload& resolved);
 std::vector<core::LaunchTraffic> compulsory_traffic(const core::Workload& resolved);
 
-// The built-in grid of `attnsim check`: every kernel's check_grid, in registry order.
+// The built-in grid of `attnsim check`: every kernel's check_grid, in registry order; with a
+// device, only the kernels it can run (min_compute_capability).
 std::vector<core::Workload> check_grid();
+std::vector<core::Workload> check_grid(const core::DeviceSpec& device);
+// Whether `device` can run the kernel (compute capability; scratchpad devices run kernels without one).
+bool runs_on(const KernelEntry& e, const core::DeviceSpec& device);
 
 }  // namespace attnsim::kernels

@@ -3,6 +3,7 @@
 // mechanisms (intra-warp-group overlap and ping-pong raise tensor-pipe use), functional accuracy.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -108,6 +109,16 @@ TEST(Flash3Validation, BadTilesDevicesAndKeysNameTheKey) {
   w = fa3(128);
   w.consumer_warpgroups = 3;
   EXPECT_EQ(make_program(w, h100).workload.block_m, 192u);
+}
+
+TEST(Flash3Validation, CheckGridHasFlash3OnlyOnDevicesThatRunIt) {
+  auto count = [](const std::vector<core::Workload>& g) {
+    return std::count_if(g.begin(), g.end(), [](const core::Workload& w) { return w.kernel == "flash3"; });
+  };
+  EXPECT_EQ(count(check_grid(config::load_device("h100-sxm"))), 24);
+  EXPECT_EQ(count(check_grid(config::load_device("a100-40gb"))), 0);
+  EXPECT_EQ(count(check_grid()), 24);
+  EXPECT_EQ(check_grid(config::load_device("a100-40gb")).size() + 24, check_grid().size());
 }
 
 std::string load_error(const std::vector<config::Override>& sets, const std::string& kernel = "flash3") {
