@@ -57,8 +57,19 @@ void gqa_decode_grid(const char* kernel, bool splits, std::vector<core::Workload
 void standard_grid(std::vector<core::Workload>& out) { attention_grid("standard", false, out); }
 void flash1_grid(std::vector<core::Workload>& out) { attention_grid("flash1", false, out); }
 void flash2_grid(std::vector<core::Workload>& out) {
+  const std::size_t first = out.size();
   attention_grid("flash2", false, out);
   gqa_decode_grid("flash2", false, out);
+  // impl triton: its own load pipeline (never FA-2's 2-stage schedule), causal and not, fwdbwd.
+  for (bool causal : {false, true}) {
+    core::Workload w = out[first];  // MHA, forward, not causal
+    w.impl = core::KernelImpl::kTriton;
+    w.causal = causal;
+    w.block_m = 64;
+    w.stages = 3;
+    w.pass = causal ? core::Pass::kFwdBwd : core::Pass::kFwd;
+    out.push_back(w);
+  }
 }
 void flash_decode_grid(std::vector<core::Workload>& out) {
   attention_grid("flash_decode", true, out);
@@ -79,11 +90,13 @@ const std::vector<KernelEntry>& kernel_registry() {
       {"flash1", &make_flash1, "FlashAttention Algorithm 1: outer loop over K/V blocks", &core::flash1_traffic,
        &run_functional, &flash1_grid, {ATTENTION_KEYS, "sram_bytes"}, false, false, {"flash1"}},
       {"flash2", &make_flash2, "FlashAttention-2: one CTA per (batch, head, query block)", &core::flash2_traffic,
-       &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes"}, true, false, {"flash2", "sdpa_flash"},
+       &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes", "impl"}, true, false,
+       {"flash2", "sdpa_flash", "triton", "triton_flash"},
        // PyTorch's decode rows run flash_fwd_kernel with one query block per (batch, head), no
        // split-KV: the flash2 schedule with seq_q = 1. flash_decode is the fallback for sweeps
        // that only simulate the split-KV kernel.
-       "flash_decode"},
+       "flash_decode",
+       {{"sdpa_flash", "fa2"}, {"flash2", "fa2"}, {"triton", "triton"}, {"triton_flash", "triton"}}},
       {"flash_decode", &make_flash_decode, "split-KV decoding with a reduction kernel", &core::flash_decode_traffic,
        &run_functional, &flash_decode_grid, {ATTENTION_KEYS, "num_splits"}, false, false, {"flash_decode"}},
       {"pointer_chase", &make_pointer_chase, "one thread, dependent loads over a random cycle", nullptr, nullptr,
@@ -105,6 +118,12 @@ const KernelEntry* find_kernel(std::string_view name, const std::vector<KernelEn
 }
 
 const KernelEntry* find_kernel(std::string_view name) { return find_kernel(name, kernel_registry()); }
+
+std::string_view measured_impl(const KernelEntry& entry, std::string_view variant) {
+  for (const auto& [name, impl] : entry.measured_impls)
+    if (name == variant) return impl;
+  return {};
+}
 
 std::vector<std::string> kernel_names() {
   std::vector<std::string> out;

@@ -399,6 +399,7 @@ _KEY_DOC = {
     "warps": ("warps", "warps per CTA"),
     "stages": ("", "cp.async pipeline stages"),
     "cta_order": ("", "row-major or head-major"),
+    "impl": ("", "flash2's implementation: fa2 (Dao-AILab CUDA) or triton"),
     "regs_per_thread": ("registers", "override of the kernel's register count"),
     "smem_per_cta": ("bytes", "override of the kernel's shared memory per CTA"),
     "stack_frame_bytes": ("bytes", "register-spill stack frame per thread (flash2 forward)"),

@@ -39,6 +39,11 @@ std::optional<core::CtaOrder> parse_order(const std::string& s) {
   if (s == "head-major") return core::CtaOrder::kHeadMajor;
   return std::nullopt;
 }
+std::optional<core::KernelImpl> parse_impl(const std::string& s) {
+  if (s == "fa2") return core::KernelImpl::kFa2;
+  if (s == "triton") return core::KernelImpl::kTriton;
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -98,6 +103,13 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   positive32("warps", w.warps);
   positive32("stages", w.stages);
   read_choice<core::CtaOrder>(m, "cta_order", w.cta_order, &parse_order, "row-major, head-major");
+  if (m.has("impl")) {
+    read_choice<core::KernelImpl>(m, "impl", w.impl, &parse_impl, "fa2, triton");
+    const kernels::KernelEntry* kernel = kernels::find_kernel(w.kernel);
+    const bool reads = kernel && std::find(kernel->keys.begin(), kernel->keys.end(), "impl") != kernel->keys.end();
+    m.check(reads || w.impl == core::KernelImpl::kFa2, "impl",
+            "selects flash2's implementation (fa2, triton); kernel '" + w.kernel + "' has one implementation");
+  }
   positive32("regs_per_thread", w.regs_per_thread);
   if (m.bytes("smem_per_cta", w.smem_per_cta)) m.require(w.smem_per_cta > 0, "smem_per_cta", "must be positive");
   if (m.u32("stack_frame_bytes", w.stack_frame_bytes)) {
@@ -213,6 +225,7 @@ std::string workload_to_yaml(const core::Workload& w) {
   opt("gemm_cluster", w.gemm_cluster);
   opt("warps", w.warps);
   opt("stages", w.stages);
+  if (w.impl != core::KernelImpl::kFa2) o << "impl: " << core::to_string(w.impl) << "\n";
   opt("regs_per_thread", w.regs_per_thread);
   opt("smem_per_cta", w.smem_per_cta);
   opt("stack_frame_bytes", w.stack_frame_bytes);

@@ -15,6 +15,9 @@ namespace attnsim::core {
 
 enum class Pass : std::uint8_t { kFwd, kFwdBwd };
 enum class CtaOrder : std::uint8_t { kRowMajor, kHeadMajor };
+// Which implementation of a kernel's algorithm (flash2: the Dao-AILab CUDA kernel or a Triton
+// kernel of the Triton tutorial's structure); they compile to different MMA instructions.
+enum class KernelImpl : std::uint8_t { kFa2, kTriton };
 
 struct Workload {
   std::string kernel = "flash2";   // standard, flash1, flash2, flash_decode, pointer_chase, stream_read
@@ -35,6 +38,7 @@ struct Workload {
   std::uint32_t warps = 0;
   std::uint32_t stages = 0;
   CtaOrder cta_order = CtaOrder::kRowMajor;
+  KernelImpl impl = KernelImpl::kFa2;  // flash2: fa2 (Dao-AILab CUDA) or triton
   std::uint32_t regs_per_thread = 0;   // 0 = kernel's estimate
   Bytes smem_per_cta = 0;              // 0 = kernel's formula
   std::uint32_t stack_frame_bytes = 0; // flash2 forward: local memory per thread (ptxas "bytes stack frame"); 0 = none
@@ -66,6 +70,7 @@ const std::vector<std::string_view>& workload_keys();
 
 std::string_view to_string(Pass p);
 std::string_view to_string(CtaOrder o);
+std::string_view to_string(KernelImpl i);
 
 // FlashAttention-2's decode path (flash_api.cpp, mha_fwd: "seqlenq_ngroups_swapped"): one query
 // token per sequence with more query heads than KV heads (head_dim a multiple of 8) is run with

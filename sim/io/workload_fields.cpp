@@ -37,6 +37,7 @@ Fields workload_fields(const core::Workload& w) {
       {"warps", u(w.warps)},
       {"stages", u(w.stages)},
       {"cta_order", s(core::to_string(w.cta_order))},
+      {"impl", s(core::to_string(w.impl))},
       {"regs_per_thread", u(w.regs_per_thread)},
       {"smem_per_cta", u(w.smem_per_cta)},
       {"stack_frame_bytes", u(w.stack_frame_bytes)},
