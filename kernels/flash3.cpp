@@ -230,6 +230,7 @@ class Flash3Fwd : public core::KernelLaunch {
     sh.threads_per_cta = w_.warps * 32;
     sh.regs_per_thread = w_.regs_per_thread;
     sh.smem_dynamic_bytes = w_.smem_per_cta;
+    sh.mma_dtype = w_.dtype;  // FP8 wgmma at the device's fp8 rate (sm.mma.wgmma.fp8_scale)
     return sh;
   }
   std::vector<core::WarpGroupSpec> warp_groups() const override {

@@ -57,8 +57,19 @@ void gqa_decode_grid(const char* kernel, bool splits, std::vector<core::Workload
 void standard_grid(std::vector<core::Workload>& out) { attention_grid("standard", false, out); }
 void flash1_grid(std::vector<core::Workload>& out) { attention_grid("flash1", false, out); }
 void flash2_grid(std::vector<core::Workload>& out) {
+  const std::size_t first = out.size();
   attention_grid("flash2", false, out);
   gqa_decode_grid("flash2", false, out);
+  // impl triton: its own load pipeline (never FA-2's 2-stage schedule), causal and not, fwdbwd.
+  for (bool causal : {false, true}) {
+    core::Workload w = out[first];  // MHA, forward, not causal
+    w.impl = core::KernelImpl::kTriton;
+    w.causal = causal;
+    w.block_m = 64;
+    w.stages = 3;
+    w.pass = causal ? core::Pass::kFwdBwd : core::Pass::kFwd;
+    out.push_back(w);
+  }
 }
 // flash3: fp16 and fp8, causal and not, MHA and GQA, 1 to 3 consumer warp groups (ping-pong on
 // and off), partial blocks (100 rows and keys over 64-row warp groups and 32-key blocks).
@@ -102,18 +113,20 @@ const std::vector<KernelEntry>& kernel_registry() {
       {"flash1", &make_flash1, "FlashAttention Algorithm 1: outer loop over K/V blocks", &core::flash1_traffic,
        &run_functional, &flash1_grid, {ATTENTION_KEYS, "sram_bytes"}, false, false, {"flash1"}},
       {"flash2", &make_flash2, "FlashAttention-2: one CTA per (batch, head, query block)", &core::flash2_traffic,
-       &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes", "impl"}, true, false, {"flash2", "sdpa_flash"},
+       &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes", "impl"}, true, false,
+       {"flash2", "sdpa_flash", "triton", "triton_flash"},
        // PyTorch's decode rows run flash_fwd_kernel with one query block per (batch, head), no
        // split-KV: the flash2 schedule with seq_q = 1. flash_decode is the fallback for sweeps
        // that only simulate the split-KV kernel.
-       "flash_decode"},
+       "flash_decode",
+       {{"sdpa_flash", "fa2"}, {"flash2", "fa2"}, {"triton", "triton"}, {"triton_flash", "triton"}}},
       {"flash3", &make_flash3,
        "FlashAttention-3 forward: TMA producer, 64-row consumer warp groups, async wgmma, ping-pong",
        &core::flash3_traffic, &run_functional, &flash3_grid,
        {"batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "dtype", "causal", "pass", "block_m", "block_n",
         "warps", "stages", "cta_order", "regs_per_thread", "smem_per_cta", "functional", "seed",
         "consumer_warpgroups", "pingpong", "intrawg_overlap"},
-       false, false, {"flash3", "fa3"}, nullptr, 90},
+       false, false, {"flash3", "fa3"}, nullptr, {}, 90},
       {"flash_decode", &make_flash_decode, "split-KV decoding with a reduction kernel", &core::flash_decode_traffic,
        &run_functional, &flash_decode_grid, {ATTENTION_KEYS, "num_splits"}, false, false, {"flash_decode"}},
       {"pointer_chase", &make_pointer_chase, "one thread, dependent loads over a random cycle", nullptr, nullptr,
@@ -135,6 +148,12 @@ const KernelEntry* find_kernel(std::string_view name, const std::vector<KernelEn
 }
 
 const KernelEntry* find_kernel(std::string_view name) { return find_kernel(name, kernel_registry()); }
+
+std::string_view measured_impl(const KernelEntry& entry, std::string_view variant) {
+  for (const auto& [name, impl] : entry.measured_impls)
+    if (name == variant) return impl;
+  return {};
+}
 
 std::vector<std::string> kernel_names() {
   std::vector<std::string> out;

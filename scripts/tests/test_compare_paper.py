@@ -43,3 +43,15 @@ def test_sweep_yaml_selects_the_implementation():
     text = cp.yaml_text(cp.sweep_spec("triton", "fp16", "h100-sxm", pts, {}))
     assert "kernel: flash2" in text and "impl: triton" in text and "seq: [512]" in text
     assert "batch: [32]" in text and "heads: [32]" in text and "causal: [false]" in text
+
+
+def test_fa2_subset_meets_the_targets(attnsim_bin):
+    """flash2 impl fa2 on h100-sxm against the paper's FA-2 column at head_dim 128, N 512 and 1024,
+    causal and not (4 points, a few seconds): median |error| <= 8 %, worst <= 15 %. The whole
+    column (36 points, scripts/compare_paper.py --impl fa2) does not meet these yet:
+    docs/accuracy.md, "FlashAttention-3 paper"."""
+    r = cp.compare("fa2", head_dims=[128], seq_lens=[512, 1024], binary=attnsim_bin)
+    s = r["summary"]
+    assert s["points"] == 4 and s["simulated_ok"] == 4
+    assert s["median_abs_error"] <= 0.08, s
+    assert s["worst_abs_error"] <= 0.15, s

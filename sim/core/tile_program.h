@@ -28,6 +28,9 @@ struct LaunchShape {
   // cluster_size - 1 form cluster c (rank = CTA mod cluster_size), are placed on the device at the
   // same time, all or none, and may multicast TMA loads to each other (TileOp::multicast).
   std::uint32_t cluster_size = 1;
+  // Operand type of the launch's MMAs: a flavoured MMA's rate scales with it (sm.mma.<flavour>
+  // fp8_scale, tf32_scale; sim/engine/mma_timing.*).
+  DType mma_dtype = DType::kFp16;
 
   std::uint64_t num_ctas() const { return grid_x * grid_y * grid_z; }
   Bytes smem_per_cta() const { return smem_static_bytes + smem_dynamic_bytes; }

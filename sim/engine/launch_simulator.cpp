@@ -84,7 +84,10 @@ core::KernelResult LaunchSimulator<Memory>::run() {
         break;
       case EventKind::kSample:
         take_sample(e.time);
-        if (!scheduler_.done()) queue_.push(e.time + series_.period(), EventKind::kSample, 0);
+        if (scheduler_.done()) break;
+        // Nothing left to wake a warp group: every one waits on a barrier no one will arrive at.
+        if (queue_.empty()) stall("no event left while CTAs are unfinished (deadlock)", e.time);
+        queue_.push(e.time + series_.period(), EventKind::kSample, 0);
         break;
     }
   }
@@ -271,7 +274,7 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       const double flops = 2.0 * op.m * op.n * op.k;
       stats_.flops += flops;
       stats_.mma_flops += flops;
-      const double ready = time_mma(sm, op, now);
+      const double ready = time_mma(sm, device_.sm, op, shape_.mma_dtype, now);
       if (op.async) g.open_mma = std::max(g.open_mma, ready);  // wgmma: ordered by kMmaCommit / kMmaWait
       else done = ready;
       break;
