@@ -64,7 +64,8 @@ std::string block_size_rule(std::string_view kernel) {
            "B_c = ceil(M / 4d), B_r = min(B_c, d); block_m = B_r, block_n = B_c override them";
   if (kernel == "flash2")
     return "flash2 blocks: FlashAttention-2's kernel defaults, B_r = 128 query rows, B_c = 128 key/value rows "
-           "(head_dim <= 64) or 64 (head_dim > 64), not derived from M; shared memory per CTA = "
+           "(head_dim <= 64) or 64 (head_dim > 64; above 128 FA-2's launch template picks by the device's shared "
+           "memory, impl triton the Triton tutorial's tiles: docs/kernels.md), not derived from M; shared memory per CTA = "
            "(B_r + 2 B_c (stages - 1)) d x bytes per value; block_m = B_r, block_n = B_c override them";
   return "";
 }

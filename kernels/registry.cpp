@@ -149,6 +149,12 @@ const KernelEntry* find_kernel(std::string_view name, const std::vector<KernelEn
 
 const KernelEntry* find_kernel(std::string_view name) { return find_kernel(name, kernel_registry()); }
 
+std::optional<core::KernelImpl> parse_kernel_impl(std::string_view value) {
+  for (core::KernelImpl i : {core::KernelImpl::kFa2, core::KernelImpl::kTriton})
+    if (value == core::to_string(i)) return i;
+  return std::nullopt;
+}
+
 std::string_view measured_impl(const KernelEntry& entry, std::string_view variant) {
   for (const auto& [name, impl] : entry.measured_impls)
     if (name == variant) return impl;

@@ -4,6 +4,7 @@
 // names: other layers ask the descriptor (tests/kernels/no_kernel_names_test.cpp checks it).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,6 +43,8 @@ struct KernelEntry {
   std::vector<std::pair<std::string_view, std::string_view>> measured_impls;
   std::uint32_t min_compute_capability = 0;  // GPUs below it (and scratchpad devices) cannot run it; 0: any
 };
+// The implementation named by a workload's `impl` value ("fa2", "triton"), or nullopt.
+std::optional<core::KernelImpl> parse_kernel_impl(std::string_view value);
 // The `impl` a measured variant implies for `entry` ("" when it implies none).
 std::string_view measured_impl(const KernelEntry& entry, std::string_view variant);
 

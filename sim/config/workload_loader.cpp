@@ -39,11 +39,7 @@ std::optional<core::CtaOrder> parse_order(const std::string& s) {
   if (s == "head-major") return core::CtaOrder::kHeadMajor;
   return std::nullopt;
 }
-std::optional<core::KernelImpl> parse_impl(const std::string& s) {
-  if (s == "fa2") return core::KernelImpl::kFa2;
-  if (s == "triton") return core::KernelImpl::kTriton;
-  return std::nullopt;
-}
+std::optional<core::KernelImpl> parse_impl(const std::string& s) { return kernels::parse_kernel_impl(s); }
 
 }  // namespace
 
