@@ -370,7 +370,7 @@ int cmd_check(const Args& args, std::ostream& out) {
     device_overrides.push_back({"sm.l1_caches_global_loads", "false"});  // no L2, no L1 for global loads
     auto device = std::make_shared<const core::DeviceSpec>(config::load_device(device_name, device_overrides));
     std::vector<core::Workload> workloads;
-    if (file.empty()) workloads = kernels::check_grid();
+    if (file.empty()) workloads = kernels::check_grid(*device);
     else workloads.push_back(config::load_workload_file(file, workload_overrides));
     for (const auto& w : workloads) {
       CheckPoint c;
