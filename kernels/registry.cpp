@@ -157,7 +157,7 @@ void flash_decode_grid(std::vector<core::Workload>& out) {
 const std::vector<KernelEntry>& kernel_registry() {
   static const std::vector<KernelEntry> table = {
       {"standard", &make_standard, "textbook attention: GEMM S=QK^T, row softmax, GEMM O=PV",
-       &core::standard_traffic, &run_functional, &standard_grid, {ATTENTION_KEYS, "block_k", "gemm_cluster"},
+       &core::standard_traffic, &run_functional, &standard_grid, {ATTENTION_KEYS, "block_k", "gemm_cluster", "gemm_ws"},
        false, true, {"standard", "std"}},
       {"flash1", &make_flash1, "FlashAttention Algorithm 1: outer loop over K/V blocks", &core::flash1_traffic,
        &run_functional, &flash1_grid, {ATTENTION_KEYS, "sram_bytes"}, false, false, {"flash1"}},

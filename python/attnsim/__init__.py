@@ -395,6 +395,7 @@ _KEY_DOC = {
     "block_m": ("rows", "query rows per tile"),
     "block_n": ("rows", "key/value rows per tile"),
     "block_k": ("elements", "k-tile of the standard kernel's GEMMs"),
+    "gemm_ws": ("", "standard on sm_90+: warp-specialized GEMMs (TMA producer, wgmma consumers); off by default"),
     "gemm_cluster": ("CTAs", "CTAs sharing an operand chunk in the standard kernel's GEMMs"),
     "warps": ("warps", "warps per CTA"),
     "stages": ("", "cp.async pipeline stages"),

@@ -203,6 +203,8 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
     m.check(reads_key(key), key, "is not read by kernel '" + w.kernel + "'");
   }
   if (m.bytes("sram_bytes", w.sram_bytes)) m.require(w.sram_bytes > 0, "sram_bytes", "must be positive");
+  if (m.boolean("gemm_ws", w.gemm_ws))
+    m.check(reads_key("gemm_ws") || !w.gemm_ws, "gemm_ws", "is not read by kernel '" + w.kernel + "'");
   m.boolean("functional", w.functional);
   m.u64("seed", w.seed);
   if (m.bytes("working_set_bytes", w.working_set_bytes))
@@ -336,6 +338,7 @@ std::string workload_to_yaml(const core::Workload& w) {
   opt("block_n", w.block_n);
   opt("block_k", w.block_k);
   opt("gemm_cluster", w.gemm_cluster);
+  if (w.gemm_ws) o << "gemm_ws: true\n";
   opt("warps", w.warps);
   opt("stages", w.stages);
   if (w.impl != core::KernelImpl::kFa2) o << "impl: " << core::to_string(w.impl) << "\n";

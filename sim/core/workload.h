@@ -46,6 +46,10 @@ struct Workload {
   std::uint64_t block_m = 0;
   std::uint64_t block_n = 0;
   std::uint64_t block_k = 0;       // GEMM k-tile (standard)
+  // standard on compute capability >= 90: run the GEMMs as producer / consumer warp-specialized
+  // kernels (TMA producer, two wgmma consumer warp groups; kernels/gemm_ws.cpp). Off by default:
+  // on the h200 reference rows it makes the GEMM times 11-21 % too fast (docs/accuracy.md).
+  bool gemm_ws = false;
   std::uint32_t gemm_cluster = 0;  // standard: CTAs per GEMM cluster sharing an operand tile (1, 2); 0 = device's
   std::uint32_t warps = 0;
   std::uint32_t stages = 0;

@@ -34,6 +34,7 @@ Fields workload_fields(const core::Workload& w) {
       {"block_n", u(w.block_n)},
       {"block_k", u(w.block_k)},
       {"gemm_cluster", u(w.gemm_cluster)},
+      {"gemm_ws", w.gemm_ws},
       {"warps", u(w.warps)},
       {"stages", u(w.stages)},
       {"cta_order", s(core::to_string(w.cta_order))},

@@ -6,6 +6,8 @@
 
 #include "kernels/registry.h"
 #include "sim/config/device_loader.h"
+#include "sim/config/workload_loader.h"
+#include "sim/core/errors.h"
 #include "sim/core/io_counts.h"
 #include "sim/core/run_result.h"
 #include "sim/engine/engine.h"
@@ -16,6 +18,7 @@ namespace {
 core::Workload standard_fwd(std::uint64_t seq, std::uint64_t head_dim = 128) {
   core::Workload w;
   w.kernel = "standard";
+  w.gemm_ws = true;
   w.batch = 1;
   w.heads = 4;
   w.kv_heads = 4;
@@ -58,6 +61,24 @@ TEST(GemmWarpSpecialized, HopperGemmsAreOneProducerAndTwoWgmmaConsumerGroups) {
     EXPECT_GT(tma, 0);
   }
   EXPECT_EQ(make_program(standard_fwd(1024), config::load_device("a100-40gb")).launches[0]->warp_groups().size(), 1u);
+}
+
+// gemm_ws is opt-in: without it the sm_90 GEMMs stay one warp group (the validated default).
+TEST(GemmWarpSpecialized, OffByDefault) {
+  core::Workload w = standard_fwd(1024);
+  w.gemm_ws = false;
+  const core::TileProgram p = make_program(w, config::load_device("h100-sxm"));
+  EXPECT_EQ(p.launches[0]->warp_groups().size(), 1u);
+}
+
+TEST(GemmWarpSpecialized, KeyIsReadByStandardOnly) {
+  EXPECT_TRUE(config::workload_for_kernel("standard", {{"gemm_ws", "true"}}).gemm_ws);
+  try {
+    config::workload_for_kernel("flash2", {{"gemm_ws", "true"}});
+    ADD_FAILURE() << "gemm_ws accepted for flash2";
+  } catch (const core::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("gemm_ws: is not read by kernel 'flash2'"), std::string::npos) << e.what();
+  }
 }
 
 // Every consumer MMA of chunk c waits for phase c / stages of full[c % stages] first, and the
