@@ -15,6 +15,9 @@ namespace attnsim::core {
 
 enum class Pass : std::uint8_t { kFwd, kFwdBwd };
 enum class CtaOrder : std::uint8_t { kRowMajor, kHeadMajor };
+// sim.mode: simulate every op (full) or a detected steady state and extrapolate (sampled;
+// docs/sampling.md).
+enum class SimMode : std::uint8_t { kFull, kSampled };
 
 struct Workload {
   std::string kernel = "flash2";   // standard, flash1, flash2, flash_decode, pointer_chase, stream_read
@@ -48,6 +51,7 @@ struct Workload {
   Bytes sram_bytes = 0;                // flash1: on-chip SRAM M in bytes for Algorithm 1 block sizes; 0 = device's
   bool functional = false;
   std::uint64_t seed = 1;              // functional mode's random inputs
+  SimMode sim_mode = SimMode::kFull;   // sim.mode
   // Microbenchmarks.
   Bytes working_set_bytes = 0;     // pointer_chase
   std::uint64_t loads = 0;         // pointer_chase
@@ -66,6 +70,7 @@ const std::vector<std::string_view>& workload_keys();
 
 std::string_view to_string(Pass p);
 std::string_view to_string(CtaOrder o);
+std::string_view to_string(SimMode m);
 
 // FlashAttention-2's decode path (flash_api.cpp, mha_fwd: "seqlenq_ngroups_swapped"): one query
 // token per sequence with more query heads than KV heads (head_dim a multiple of 8) is run with

@@ -39,6 +39,7 @@ LaunchSimulator<Memory>::LaunchSimulator(const core::DeviceSpec& device, const c
   sms_.assign(device.sm.count, Sm::from_spec(device));
   slots_.resize(static_cast<std::size_t>(device.sm.count) * slots_per_sm_);
   record_blocking_ = shape_.timed_loads > 0;
+  if (options.sampled) init_sampler();
   queue_.reserve(slots_.size() * 4 + 16);
 }
 
@@ -94,6 +95,7 @@ void LaunchSimulator<Memory>::dispatch(std::uint32_t slot, double now) {
   s.balance_t = now;
   Sm& sm = sms_[s.sm];
   sm.set_warps(sm.warps + warps_per_cta_, now);
+  if (sampler_.enabled() && sampled_dispatch(slot, now)) return;  // skipped whole: its slot is held
   queue_.push(now, EventKind::kResume, slot);
 }
 
@@ -103,6 +105,7 @@ void LaunchSimulator<Memory>::retire(std::uint32_t slot, double now) {
   Sm& sm = sms_[s.sm];
   sm.set_warps(sm.warps - warps_per_cta_, now);
   s.active = false;
+  if (sampler_.enabled()) sampler_.end_cta(slot, now);
   scheduler_.retire_one();
   end_time_ = std::max(end_time_, now);
   if (scheduler_.has_next()) dispatch(slot, now);
@@ -143,6 +146,10 @@ template <class Memory>
 void LaunchSimulator<Memory>::advance(std::uint32_t slot, double now) {
   CtaSlot& s = slots_[slot];
   Sm& sm = sms_[s.sm];
+  if (sampler_.enabled() && sampler_.phantom(slot)) {
+    retire(slot, now);
+    return;
+  }
   if (s.waiting_credit) {
     if (credits_.dither()) credits_.account(s, now);
     credits_.set_waiting(slot, s, sm, false);
@@ -153,6 +160,7 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, double now) {
       s.ops.clear();
       s.pc = 0;
       if (!launch_.emit_step(s.cta, s.step, s.ops)) {
+        if (sampler_.enabled() && sampled_sleep(slot, sampler_.finish_cta(slot, now), now)) return;
         retire(slot, now);
         return;
       }
@@ -160,11 +168,13 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, double now) {
         for (core::TileOp& o : s.ops)
           if (o.tensor == core::Tensor::kLocal) o.addr += static_cast<core::Bytes>(slot) * local_stride_;
       ++s.step;
+      if (sampler_.enabled() && sampled_step(slot, s, now)) return;
       continue;
     }
     const double done = execute(slot, s, sm, s.ops[s.pc], now);
     if (done < 0) return;  // out of load credits: a kCredit event resumes us
     ++s.pc;
+    if (sampler_.enabled()) sampler_.note_simulated_op();
     guard_.note_progress();
     if (done > now) {
       queue_.push(done, EventKind::kResume, slot);
@@ -186,7 +196,10 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, 
         s.load_off = 0;
         s.load_done = now;
       }
-      if (!access_.load(slot, s, sm, now)) return -1;
+      if (sampler_.enabled()) sampler_.before_access(memory_count());
+      const bool issued = access_.load(slot, s, sm, now);
+      if (sampler_.enabled()) sampler_.after_access(slot, op, memory_count(), issued);
+      if (!issued) return -1;
       s.load_in_progress = false;
       stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
       if (op.async) {
@@ -198,7 +211,9 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, 
       break;
     }
     case core::OpKind::kStore:
+      if (sampler_.enabled()) sampler_.before_access(memory_count());
       access_.store(s.sm, sm, op, now);
+      if (sampler_.enabled()) sampler_.after_access(slot, op, memory_count(), true);
       stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
       break;
     case core::OpKind::kSharedRead:
@@ -301,6 +316,7 @@ BusyCycles LaunchSimulator<Memory>::busy_cycles() const {
 template <class Memory>
 core::KernelResult LaunchSimulator<Memory>::results(double end) {
   for (Sm& sm : sms_) sm.set_warps(sm.warps, end);
+  if (sampler_.enabled()) add_skipped_stats();
   const BusyCycles busy = busy_cycles();
   // Dirty lines count as this launch's DRAM writes unless the device asks for Nsight Compute
   // accounting (l2.count_final_writeback: false), which stops counting when the kernel ends.
@@ -338,6 +354,7 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
     const double start = n > timed ? blocking_done_[n - timed - 1] : 0.0;
     t.cycles_per_load = (blocking_done_.back() - start) / static_cast<double>(timed);
   }
+  if (sampler_.enabled()) sampler_.finish(t, r.tensors, busy.dram);
   r.totals = t;  // sim/io names them (io::launch_metrics)
   r.series = series_.to_rates(device_);
   return r;

@@ -1,0 +1,59 @@
+// LaunchSimulator's hooks for sim.mode: sampled (the decisions are the Sampler's, sampler.h).
+#include "sim/engine/launch_simulator.h"
+
+namespace attnsim::engine {
+
+template <class Memory>
+void LaunchSimulator<Memory>::init_sampler() {
+  sampler_ = Sampler(static_cast<std::uint32_t>(slots_.size()), scheduler_.num_ctas(), memory_.l2_enabled());
+  sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
+    return launch_.emit_step(cta, step, ops);
+  });
+}
+
+template <class Memory>
+bool LaunchSimulator<Memory>::sampled_dispatch(std::uint32_t slot, double now) {
+  const std::uint64_t cta = slots_[slot].cta;
+  const double held = sampler_.start_cta(slot, cta, now, [this, cta](std::uint64_t step, std::vector<core::TileOp>& ops) {
+    return launch_.emit_step(cta, step, ops);
+  });
+  return held > 0 && sampled_sleep(slot, now + held, now);
+}
+
+template <class Memory>
+bool LaunchSimulator<Memory>::sampled_sleep(std::uint32_t slot, double until, double now) {
+  if (until <= now) return false;
+  queue_.push(until, EventKind::kResume, slot);
+  return true;
+}
+
+template <class Memory>
+bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, CtaSlot& s, double now) {
+  const double start = sampler_.on_step(slot, s.ops, now, [this](const core::TileOp& op, LaunchStats& st, core::TensorTraffic& smem) {
+    count_op(op, banks_, st, smem);
+  });
+  if (start < 0) {  // skipped: its counts are taken; the next step is emitted
+    s.ops.clear();
+    return false;
+  }
+  return sampled_sleep(slot, start, now);  // after skipped steps the CTA sleeps through them
+}
+
+template <class Memory>
+void LaunchSimulator<Memory>::add_skipped_stats() {
+  const std::uint64_t events = stats_.events;  // events stay those simulated
+  stats_ += sampler_.skipped_stats();
+  stats_.events = events;
+}
+
+#define ATTNSIM_SAMPLING_HOOKS(M)                                                                  \
+  template void LaunchSimulator<M>::init_sampler();                                                \
+  template bool LaunchSimulator<M>::sampled_dispatch(std::uint32_t, double);                       \
+  template bool LaunchSimulator<M>::sampled_sleep(std::uint32_t, double, double);                  \
+  template bool LaunchSimulator<M>::sampled_step(std::uint32_t, CtaSlot&, double);                 \
+  template void LaunchSimulator<M>::add_skipped_stats();
+ATTNSIM_SAMPLING_HOOKS(MemorySystem)
+ATTNSIM_SAMPLING_HOOKS(ScratchpadMemory)
+#undef ATTNSIM_SAMPLING_HOOKS
+
+}  // namespace attnsim::engine
