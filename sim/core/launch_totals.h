@@ -80,6 +80,7 @@ struct LaunchTotals {
   bool sampled = false;
   double sampled_fraction = 1;
   double sampling_error = 0;
+  std::uint64_t ctas_skipped = 0;  // CTAs not simulated, counted as the reference CTA
 };
 
 }  // namespace attnsim::core

@@ -6,6 +6,8 @@ namespace attnsim::engine {
 template <class Memory>
 void LaunchSimulator<Memory>::init_sampler() {
   sampler_ = Sampler(static_cast<std::uint32_t>(slots_.size()), scheduler_.num_ctas(), memory_.l2_enabled());
+  // A launch that times its blocking loads one by one (pointer_chase) is simulated in full.
+  if (record_blocking_) return sampler_.disable();
   sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
     return launch_.emit_step(cta, step, ops);
   });

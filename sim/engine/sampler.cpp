@@ -204,6 +204,7 @@ void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double 
   const core::Bytes dram_after = t.dram_read + t.dram_write;
   if (dram_before > 0) t.busy.dram = hbm_busy * static_cast<double>(dram_after) / static_cast<double>(dram_before);
   t.sampled = true;
+  t.ctas_skipped = phantoms_;
   const double all = static_cast<double>(ops_simulated_ + ops_skipped_);
   t.sampled_fraction = all > 0 ? static_cast<double>(ops_simulated_) / all : 1.0;
   t.sampling_error = total_time_ > 0 ? error_sum_ / total_time_ : 0.0;

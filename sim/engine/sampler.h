@@ -36,10 +36,11 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
 
 class Sampler {
  public:
-  static constexpr std::uint32_t kWarmSteps = 6;    // steps of a run always simulated first
+  static constexpr std::uint32_t kWarmSteps = 8;    // steps of a run always simulated first
   static constexpr std::uint32_t kLeadSteps = 2;    // steps after a skip that refill the pipeline (not measured)
   static constexpr std::uint32_t kBlockSteps = 4;   // a re-measuring sample block
-  static constexpr std::uint32_t kPeriod = 512;     // steps between sample blocks of a long run
+  static constexpr std::uint32_t kPeriod = 64;      // a sample block ends each period of a long run
+  static constexpr std::uint64_t kMinSteps = 32;    // CTAs with fewer steps are not sampled inside
 
   static constexpr double kWaveTolerance = 0.01;  // waves agree in time, DRAM bytes, L2 hits
 
@@ -62,6 +63,11 @@ class Sampler {
   template <class Emit>
   void probe(std::uint64_t ctas, Emit&& emit);
   static constexpr std::uint32_t kProbes = 16;
+  // Simulates everything (steps and CTAs), still recording the mode and fraction.
+  void disable() {
+    skip_steps_ = false;
+    skip_waves_ = false;
+  }
   // The CTA in `slot` has its next step's ops in `ops`, at `now` (the previous step's ops are
   // done). Returns -1 when the step is skipped (its counts are taken; emit the next one), or
   // the time to start it at (> now after skipped steps: the CTA sleeps until then).
@@ -147,6 +153,7 @@ class Sampler {
   std::vector<Slot> slots_;
   bool write_back_ = false;
   bool skip_steps_ = true;  // probe found equal step counts
+  bool skip_waves_ = true;
   MemoryCount before_;
   // Extrapolated memory counts (vec layout; doubles, rounded once at the end).
   std::vector<double> ext_;
@@ -192,7 +199,7 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
   // The same steps of every CTA's run are simulated (a schedule by run position alone), so
   // that CTAs sharing data (the K/V blocks of a head) touch the same blocks in the simulated
   // steps and their L2 hit ratios carry over to the skipped ones.
-  const bool simulate = !skip_steps_ || s.run_pos < kWarmSteps || s.n < 1 || (s.run_pos - kWarmSteps) % kPeriod < kBlockSteps;
+  const bool simulate = !skip_steps_ || s.run_pos < kWarmSteps || s.n < 1 || (s.run_pos - kWarmSteps) % kPeriod >= kPeriod - kBlockSteps;
   if (!simulate) {
     if (!s.step_counted) {
       s.step_stats = {};
@@ -228,7 +235,7 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
   const double start = now + s.pending;
   s.pending = 0;
   s.step_start = start;
-  s.measure = s.run_pos >= 1 && s.since_skip >= kLeadSteps;
+  s.measure = s.run_pos >= kWarmSteps / 2 && s.since_skip >= kLeadSteps;  // past the ramp-up
   ++s.since_skip;
   return start;
 }
@@ -244,7 +251,7 @@ void Sampler::probe(std::uint64_t ctas, Emit&& emit) {
       if (!emit(cta, steps, check_ops_)) break;
     }
     if (i == 0) steps0 = steps;
-    if (steps != steps0) {
+    if (steps != steps0 || steps < kMinSteps) {
       skip_steps_ = false;
       return;
     }
@@ -279,7 +286,7 @@ double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emi
   s.cta_stats = {};
   s.cta_smem = {};
   s.phantom = s.warm = false;
-  if (!steady_ || cta < skip_from_) return 0;
+  if (!steady_ || !skip_waves_ || cta < skip_from_) return 0;
   if (cta >= warm_from_) {
     // Simulated to rebuild the L2 state for the tail; counted as the reference CTA if equal.
     s.warm = cta < tail_from_ && equal_cta(emit);

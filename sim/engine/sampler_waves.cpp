@@ -1,8 +1,6 @@
 // Sampled simulation across CTAs: per-wave statistics, the steady-state test and the reference
 // CTA that skipped CTAs are counted as.
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 
 #include "sim/engine/sampler.h"
 
@@ -62,10 +60,6 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
   ref_.stats.events = 0;
   ref_.smem = s.cta_smem;
   skip_from_ = (w + 1) * per;
-  if (std::getenv("SAMPLER_DEBUG")) {
-    for (std::size_t k = 0; k <= w; ++k) std::fprintf(stderr, "wave %zu done %u dur %.0f dram %.0f hit %.0f lts %.0f\n", k, waves_[k].done, waves_[k].dur_sum / n, dram(waves_[k]), waves_[k].mem[1], waves_[k].mem[2]);
-    std::fprintf(stderr, "steady at wave %lu: skip from %lu warm %lu tail %lu ref dur %.0f err %.4f\n", (unsigned long)w, (unsigned long)skip_from_, (unsigned long)warm_from_, (unsigned long)tail_from_, ref_.duration, ref_.rel_error);
-  }  // CTAs of later waves (some of wave w + 1 may run already)
 }
 
 }  // namespace attnsim::engine
