@@ -5,7 +5,7 @@ namespace attnsim::engine {
 
 template <class Memory>
 void LaunchSimulator<Memory>::init_sampler() {
-  sampler_ = Sampler(static_cast<std::uint32_t>(slots_.size()), scheduler_.num_ctas(), memory_.l2_enabled());
+  sampler_ = Sampler(static_cast<std::uint32_t>(slots_.size()), scheduler_.num_ctas());
   // A launch that times its blocking loads one by one (pointer_chase) is simulated in full.
   if (record_blocking_) return sampler_.disable();
   sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {

@@ -74,8 +74,8 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
   }
 }
 
-Sampler::Sampler(std::uint32_t slots, std::uint64_t ctas, bool write_back)
-    : slots_(slots), write_back_(write_back), ext_(kVec, 0.0), scratch_(kVec, 0.0), ctas_(ctas) {
+Sampler::Sampler(std::uint32_t slots, std::uint64_t ctas)
+    : slots_(slots), ext_(kVec, 0.0), scratch_(kVec, 0.0), ctas_(ctas) {
   const std::uint64_t s = std::max<std::uint32_t>(1, slots);
   waves_.resize((ctas + s - 1) / s);
   // The last full wave and the partial one are simulated, the full wave before them too.
@@ -100,16 +100,16 @@ std::uint64_t Sampler::signature(const std::vector<core::TileOp>& ops) {
 }
 
 void Sampler::add_scaled(std::vector<double>& acc, const MemoryCount& d, double f, bool extrapolated) const {
-  const bool keep_writes = !(extrapolated && write_back_);
+  // Extrapolated accesses leave out DRAM writes and write-backs: those are the stored bytes
+  // (add_stored), not a rate per byte loaded.
   const auto c = counter_values(d.c);
   for (std::size_t i = 0; i < c.size(); ++i)
-    if (i != 9 || keep_writes) acc[i] += f * static_cast<double>(c[i]);  // 9: l2_writebacks
+    if (i != 9 || !extrapolated) acc[i] += f * static_cast<double>(c[i]);  // 9: l2_writebacks
   std::size_t i = c.size();
   for (const core::TensorTraffic* level : {&d.dram, &d.lts, &d.l1})
     for (std::size_t t = 0; t < core::kNumTensors; ++t) {
       acc[i++] += f * static_cast<double>(level->by_tensor[t].read);
-      const bool dram_write = level == &d.dram;
-      acc[i++] += dram_write && !keep_writes ? 0.0 : f * static_cast<double>(level->by_tensor[t].write);
+      acc[i++] += extrapolated && level == &d.dram ? 0.0 : f * static_cast<double>(level->by_tensor[t].write);
     }
 }
 
@@ -171,8 +171,17 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
       const double f = a.skipped / a.requested;
       add_scaled(scratch_, a.delta, f, true);
       if (!s.warm) add_scaled(ext_, a.delta, f, true);
+      if (a.key % 2 == 1) {  // skipped stores: each stored byte reaches DRAM once (evicted or flushed)
+        const std::size_t w = 10 + 2 * (a.key / 2) + 1;
+        scratch_[w] += a.skipped;
+        if (!s.warm) ext_[w] += a.skipped;
+      }
     }
   }
+  // What a CTA like it adds when skipped whole: its DRAM writes are its stored bytes.
+  for (std::size_t t = 0; t < core::kNumTensors; ++t) scratch_[10 + 2 * t + 1] = 0;
+  for (const KeyAcc& a : s.keys)
+    if (a.key % 2 == 1) scratch_[10 + 2 * (a.key / 2) + 1] = a.requested + a.skipped;
   s.shape.flops = s.cta_stats.flops;
   s.shape.lsu_bytes = s.cta_stats.lsu_bytes;
   s.shape.wavefronts = s.cta_stats.wavefronts;

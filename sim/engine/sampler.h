@@ -45,10 +45,9 @@ class Sampler {
   static constexpr double kWaveTolerance = 0.01;  // waves agree in time, DRAM bytes, L2 hits
 
   Sampler() = default;
-  // `write_back`: the memory has a write-back L2, so DRAM writes are evictions of dirty lines
-  // (and the final flush), bounded by the bytes stored, not proportional to the skipped loads:
-  // they are not extrapolated.
-  Sampler(std::uint32_t slots, std::uint64_t ctas, bool write_back);
+  // DRAM writes of skipped work are its stored bytes (each dirty byte is written back once,
+  // evicted or flushed), not extrapolated per byte loaded.
+  Sampler(std::uint32_t slots, std::uint64_t ctas);
   bool enabled() const { return !slots_.empty(); }
 
   // CTA `cta` starts in `slot` at `now`. Returns 0 when it is simulated, or how long its slot is
@@ -151,7 +150,6 @@ class Sampler {
   void add_skipped(Slot& s, double time, double standard_error);
 
   std::vector<Slot> slots_;
-  bool write_back_ = false;
   bool skip_steps_ = true;  // probe found equal step counts
   bool skip_waves_ = true;
   MemoryCount before_;
