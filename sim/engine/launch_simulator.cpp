@@ -257,6 +257,7 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, 
                              " committed async-copy groups in flight in CTA " + std::to_string(s.cta));
       s.groups[(s.group_head + s.group_count) % kMaxAsyncGroups] = s.open_group;
       ++s.group_count;
+      if (sampler_.enabled() && s.open_group > 0) sampler_.note_group(slot, s.open_group - now);
       s.open_group = 0;
       break;
     case core::OpKind::kWait:

@@ -74,8 +74,8 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
   }
 }
 
-Sampler::Sampler(std::uint32_t slots, std::uint64_t ctas)
-    : slots_(slots), ext_(kVec, 0.0), scratch_(kVec, 0.0), ctas_(ctas) {
+Sampler::Sampler(std::uint32_t slots, std::uint64_t ctas, bool flush_counted)
+    : slots_(slots), flush_counted_(flush_counted), stored_(core::kNumTensors, 0.0), ext_(kVec, 0.0), scratch_(kVec, 0.0), ctas_(ctas) {
   const std::uint64_t s = std::max<std::uint32_t>(1, slots);
   waves_.resize((ctas + s - 1) / s);
   // The last full wave and the partial one are simulated, the full wave before them too.
@@ -102,14 +102,15 @@ std::uint64_t Sampler::signature(const std::vector<core::TileOp>& ops) {
 void Sampler::add_scaled(std::vector<double>& acc, const MemoryCount& d, double f, bool extrapolated) const {
   // Extrapolated accesses leave out DRAM writes and write-backs: those are the stored bytes
   // (add_stored), not a rate per byte loaded.
+  const bool drop_writes = extrapolated && flush_counted_;
   const auto c = counter_values(d.c);
   for (std::size_t i = 0; i < c.size(); ++i)
-    if (i != 9 || !extrapolated) acc[i] += f * static_cast<double>(c[i]);  // 9: l2_writebacks
+    if (i != 9 || !drop_writes) acc[i] += f * static_cast<double>(c[i]);  // 9: l2_writebacks
   std::size_t i = c.size();
   for (const core::TensorTraffic* level : {&d.dram, &d.lts, &d.l1})
     for (std::size_t t = 0; t < core::kNumTensors; ++t) {
       acc[i++] += f * static_cast<double>(level->by_tensor[t].read);
-      acc[i++] += extrapolated && level == &d.dram ? 0.0 : f * static_cast<double>(level->by_tensor[t].write);
+      acc[i++] += drop_writes && level == &d.dram ? 0.0 : f * static_cast<double>(level->by_tensor[t].write);
     }
 }
 
@@ -155,6 +156,7 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   if (s.phantom) {  // skipped whole: the reference CTA's counts
     ++phantoms_;
     for (std::size_t i = 0; i < kVec; ++i) ext_[i] += ref_.mem[i];
+    for (std::size_t t = 0; t < core::kNumTensors; ++t) stored_[t] += ref_.mem[10 + 2 * t + 1];
     skipped_stats_ += ref_.stats;
     skipped_smem_ += ref_.smem;
     ops_skipped_ += ref_.shape.ops;
@@ -171,13 +173,15 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
       const double f = a.skipped / a.requested;
       add_scaled(scratch_, a.delta, f, true);
       if (!s.warm) add_scaled(ext_, a.delta, f, true);
-      if (a.key % 2 == 1) {  // skipped stores: each stored byte reaches DRAM once (evicted or flushed)
+      if (a.key % 2 == 1 && flush_counted_) {  // skipped stores: each stored byte reaches DRAM once
         const std::size_t w = 10 + 2 * (a.key / 2) + 1;
         scratch_[w] += a.skipped;
         if (!s.warm) ext_[w] += a.skipped;
       }
     }
   }
+  for (const KeyAcc& a : s.keys)
+    if (a.key % 2 == 1) stored_[a.key / 2] += a.requested + a.skipped;
   // What a CTA like it adds when skipped whole: its DRAM writes are its stored bytes.
   for (std::size_t t = 0; t < core::kNumTensors; ++t) scratch_[10 + 2 * t + 1] = 0;
   for (const KeyAcc& a : s.keys)
@@ -207,6 +211,9 @@ void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double 
       level->by_tensor[k].read = r(static_cast<double>(level->by_tensor[k].read) + ext_[i++]);
       level->by_tensor[k].write = r(static_cast<double>(level->by_tensor[k].write) + ext_[i++]);
     }
+  if (!flush_counted_)  // evictions cannot write back more than was stored
+    for (std::size_t k = 0; k < core::kNumTensors; ++k)
+      traffic.dram.by_tensor[k].write = std::min<core::Bytes>(traffic.dram.by_tensor[k].write, r(stored_[k]));
   traffic.smem += skipped_smem_;
   t.dram_read = traffic.dram.total_read();
   t.dram_write = traffic.dram.total_write();

@@ -45,9 +45,11 @@ class Sampler {
   static constexpr double kWaveTolerance = 0.01;  // waves agree in time, DRAM bytes, L2 hits
 
   Sampler() = default;
-  // DRAM writes of skipped work are its stored bytes (each dirty byte is written back once,
-  // evicted or flushed), not extrapolated per byte loaded.
-  Sampler(std::uint32_t slots, std::uint64_t ctas);
+  // `flush_counted`: dirty L2 lines left at the end are counted as DRAM writes, so each stored
+  // byte reaches DRAM once: the DRAM writes of skipped work are its stored bytes. Otherwise
+  // (Nsight Compute accounting) the DRAM writes are the evictions during the launch: those of
+  // skipped steps are extrapolated per byte loaded, each tensor's capped at its stored bytes.
+  Sampler(std::uint32_t slots, std::uint64_t ctas, bool flush_counted);
   bool enabled() const { return !slots_.empty(); }
 
   // CTA `cta` starts in `slot` at `now`. Returns 0 when it is simulated, or how long its slot is
@@ -82,6 +84,20 @@ class Sampler {
   void before_access(const MemoryCount& m) { before_ = m; }
   void after_access(std::uint32_t slot, const core::TileOp& op, const MemoryCount& m, bool done);
   void note_simulated_op() { ++ops_simulated_; }
+  // A simulated step of the CTA in `slot` committed an async group of loads that completes
+  // `latency` after its commit.
+  void note_group(std::uint32_t slot, double latency) {
+    Slot& s = slots_[slot];
+    s.group_latency += latency;
+    ++s.groups;
+  }
+  // Mean latency of the CTA's committed groups so far (0: none).
+  double group_latency(std::uint32_t slot) const {
+    const Slot& s = slots_[slot];
+    return s.groups ? s.group_latency / static_cast<double>(s.groups) : 0.0;
+  }
+  // When the skipped steps so far end (the CTA sleeps until then).
+  double pending(std::uint32_t slot) const { return slots_[slot].pending; }
   std::uint64_t phantoms() const { return phantoms_; }
 
   // The skipped steps' op-stream counts (LaunchStats without events).
@@ -116,6 +132,8 @@ class Sampler {
     std::uint64_t since_skip = 0;   // simulated steps since the last skip (kLeadSteps unmeasured)
     bool have_sig = false, measure = false, skipped_any = false;
     double cta_start = 0, step_start = 0, pending = 0;
+    double group_latency = 0;  // summed over `groups` committed groups with loads
+    std::uint64_t groups = 0;
     double n = 0, sum = 0, sumsq = 0;  // measured step times of the run
     core::LaunchStats step_stats;      // op-stream counts of one step of the run
     core::TensorTraffic step_smem;
@@ -150,6 +168,8 @@ class Sampler {
   void add_skipped(Slot& s, double time, double standard_error);
 
   std::vector<Slot> slots_;
+  bool flush_counted_ = true;
+  std::vector<double> stored_;  // bytes stored per tensor, all CTAs, simulated or not
   bool skip_steps_ = true;  // probe found equal step counts
   bool skip_waves_ = true;
   MemoryCount before_;
@@ -280,6 +300,8 @@ double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emi
   s.n = s.sum = s.sumsq = 0;
   s.step_counted = false;
   s.keys.clear();
+  s.group_latency = 0;
+  s.groups = 0;
   s.shape = {};
   s.cta_stats = {};
   s.cta_smem = {};
