@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """long_context figure: simulated kernel time, DRAM bytes and L2 (lts) bytes against the sequence
-length, log-log, with N² reference lines; with --timing CSV (timing.sh: seq, cpu_s, max_rss_kib)
+length, log-log, with N and N² reference lines; with --timing CSV (timing.sh: seq, cpu_s, max_rss_kib)
 a fourth panel shows the CPU seconds each point took to simulate.
 
     /usr/bin/python3 experiments/long_context/plot_long_context.py RESULTS.h5 OUT.png [--timing CSV]
@@ -28,23 +28,25 @@ def main():
     a = ap.parse_args()
     res = ar.Results(a.h5)
     ok = res.ok()
-    n = res.col("seq_q").astype(float)[ok]
+    n = res.col("seq").astype(float)[ok]
     order = np.argsort(n)
     n = n[order]
     time_ms = (res.col("gpu__time_duration.sum").astype(float) / 1e6)[ok][order]
     dram = ((res.col("dram__bytes_read.sum") + res.col("dram__bytes_write.sum")).astype(float) / 1e9)[ok][order]
     lts = (res.col("lts__t_bytes.sum").astype(float) / 1e9)[ok][order]
-    panels = [("kernel time (ms)", time_ms), ("DRAM bytes (GB)", dram), ("L2 bytes, lts__t_bytes (GB)", lts)]
+    # Reference slopes: time and L2 traffic grow as N² (every query block reads all of K and V);
+    # DRAM as N while one wave's K/V fit the L2 (compulsory bytes), as N² once they do not.
+    panels = [("kernel time (ms)", time_ms, 2), ("DRAM bytes (GB)", dram, 1), ("L2 bytes, lts__t_bytes (GB)", lts, 2)]
     timing = None
     if a.timing and os.path.exists(a.timing):
         with open(a.timing) as f:
             rows = list(csv.DictReader(f))
         timing = (np.array([float(r["seq"]) for r in rows]), np.array([float(r["cpu_s"]) for r in rows]))
     fig, axes = plt.subplots(1, len(panels) + (timing is not None), figsize=(4.2 * (len(panels) + (timing is not None)), 4.2))
-    for ax, (label, y) in zip(axes, panels):
+    for ax, (label, y, slope) in zip(axes, panels):
         ax.loglog(n, y, "o-", label="sampled simulation")
         if len(n) and y[0] > 0:
-            ax.loglog(n, y[0] * (n / n[0]) ** 2, ":", color="0.5", label="∝ N²")
+            ax.loglog(n, y[0] * (n / n[0]) ** slope, ":", color="0.5", label="∝ N²" if slope == 2 else "∝ N")
         ax.set_xlabel("sequence length N (tokens)")
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
