@@ -32,6 +32,11 @@ core::Metrics launch_metrics(const core::LaunchTotals& t) {
   core::set_metric(m, "dram__bytes.sum.per_second",
                    t.time_ns > 0 ? static_cast<double>(t.dram_read + t.dram_write) / (t.time_ns * 1e-9) : 0);
   core::set_metric(m, "attnsim__events", static_cast<double>(t.stats.events));
+  // sim.mode (0 full, 1 sampled), ops simulated over the launch's ops, estimated relative error
+  // of the time in percent (docs/sampling.md).
+  core::set_metric(m, "attnsim__sim_mode", t.sampled ? 1.0 : 0.0);
+  core::set_metric(m, "attnsim__sampled_fraction", t.sampled_fraction);
+  core::set_metric(m, "attnsim__sampling_error_pct", 100.0 * t.sampling_error);
   core::set_metric(m, "attnsim__cycles", t.cycles);
   core::set_metric(m, "attnsim__flops", t.stats.flops);
   core::set_metric(m, "attnsim__l2_near_hits", static_cast<double>(c.l2_near_hits));
@@ -49,11 +54,6 @@ core::Metrics launch_metrics(const core::LaunchTotals& t) {
   core::set_metric(m, "attnsim__sfu_busy_cycles", t.busy.sfu);
   core::set_metric(m, "attnsim__issue_busy_cycles", t.busy.issue);
   if (t.cycles_per_load) core::set_metric(m, "attnsim__cycles_per_load", *t.cycles_per_load);
-  // sim.mode (0 full, 1 sampled), ops simulated over the launch's ops, estimated relative error
-  // of the time in percent (docs/sampling.md).
-  core::set_metric(m, "attnsim__sim_mode", t.sampled ? 1.0 : 0.0);
-  core::set_metric(m, "attnsim__sampled_fraction", t.sampled_fraction);
-  core::set_metric(m, "attnsim__sampling_error_pct", 100.0 * t.sampling_error);
   return m;
 }
 
