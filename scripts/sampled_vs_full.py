@@ -64,6 +64,10 @@ def main():
             "estimated_err_pct": samp.get("attnsim__sampling_error_pct", 0.0),
             "cpu_full_s": cpu_f,
             "cpu_sampled_s": cpu_s,
+            "full": {k: full[k] for k in ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+                                          "lts__t_bytes.sum") if k in full},
+            "sampled": {k: samp[k] for k in ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+                                             "lts__t_bytes.sum") if k in samp},
         }
         rows.append(r)
         print(f"{100 * r['time_err']:10.3f} {100 * r['dram_err']:10.3f} {100 * r['l2_err']:9.3f} "
