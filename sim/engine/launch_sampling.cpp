@@ -68,27 +68,12 @@ void LaunchSimulator<Memory>::add_skipped_stats() {
   stats_.events = events;
 }
 
-template <class Memory>
-void LaunchSimulator<Memory>::finish_sampled(LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy, double end) {
-  // Nsight Compute accounting: the DRAM writes are the bytes stored less the dirty bytes still in
-  // the L2 at the end, which a flush of this launch's L2 (discarded afterwards) measures.
-  core::TensorTraffic dirty;
-  if (memory_.l2_enabled() && !device_.l2.count_final_writeback) {
-    const core::TensorTraffic before = memory_.traffic().dram;
-    memory_.flush(end);
-    for (std::size_t k = 0; k < core::kNumTensors; ++k)
-      dirty.by_tensor[k].write = memory_.traffic().dram.by_tensor[k].write - before.by_tensor[k].write;
-  }
-  sampler_.finish(t, traffic, hbm_busy, dirty);
-}
-
 #define ATTNSIM_SAMPLING_HOOKS(M)                                                                  \
   template void LaunchSimulator<M>::init_sampler();                                                \
   template bool LaunchSimulator<M>::sampled_dispatch(std::uint32_t, double);                       \
   template bool LaunchSimulator<M>::sampled_sleep(std::uint32_t, double, double);                  \
   template bool LaunchSimulator<M>::sampled_step(std::uint32_t, CtaSlot&, double);                 \
-  template void LaunchSimulator<M>::add_skipped_stats();                                           \
-  template void LaunchSimulator<M>::finish_sampled(LaunchTotals&, core::LevelTraffic&, double, double);
+  template void LaunchSimulator<M>::add_skipped_stats();
 ATTNSIM_SAMPLING_HOOKS(MemorySystem)
 ATTNSIM_SAMPLING_HOOKS(ScratchpadMemory)
 #undef ATTNSIM_SAMPLING_HOOKS

@@ -355,7 +355,7 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
     const double start = n > timed ? blocking_done_[n - timed - 1] : 0.0;
     t.cycles_per_load = (blocking_done_.back() - start) / static_cast<double>(timed);
   }
-  if (sampler_.enabled()) finish_sampled(t, r.tensors, busy.dram, end);
+  if (sampler_.enabled()) sampler_.finish(t, r.tensors, busy.dram);
   r.totals = t;  // sim/io names them (io::launch_metrics)
   r.series = series_.to_rates(device_);
   return r;

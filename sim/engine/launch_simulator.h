@@ -71,7 +71,6 @@ class LaunchSimulator {
   bool sampled_step(std::uint32_t slot, CtaSlot& s, double now);
   bool sampled_sleep(std::uint32_t slot, double until, double now);
   void add_skipped_stats();
-  void finish_sampled(LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy, double end);
 
   const core::DeviceSpec& device_;
   const core::KernelLaunch& launch_;

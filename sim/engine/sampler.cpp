@@ -198,8 +198,7 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   wave_done(s.cta, s, duration, scratch_);
 }
 
-void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy,
-                     const core::TensorTraffic& dirty_at_end) const {
+void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy) const {
   auto r = [](double x) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, x))); };
   auto& c = t.memory;
   std::uint64_t* counters[10] = {&c.lts_sectors, &c.lts_hit_sectors, &c.lts_bytes, &c.l2_request_bytes, &c.l1_hits,
@@ -212,9 +211,9 @@ void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double 
       level->by_tensor[k].read = r(static_cast<double>(level->by_tensor[k].read) + ext_[i++]);
       level->by_tensor[k].write = r(static_cast<double>(level->by_tensor[k].write) + ext_[i++]);
     }
-  if (!flush_counted_)  // every stored byte but those still dirty at the end was evicted
+  if (!flush_counted_)  // evictions cannot write back more than was stored
     for (std::size_t k = 0; k < core::kNumTensors; ++k)
-      traffic.dram.by_tensor[k].write = r(stored_[k] - static_cast<double>(dirty_at_end.by_tensor[k].write));
+      traffic.dram.by_tensor[k].write = std::min<core::Bytes>(traffic.dram.by_tensor[k].write, r(stored_[k]));
   traffic.smem += skipped_smem_;
   t.dram_read = traffic.dram.total_read();
   t.dram_write = traffic.dram.total_write();

@@ -105,10 +105,7 @@ class Sampler {
   // Adds the skipped steps' memory counts to the launch's totals and traffic (t.stats already
   // holds skipped_stats()); scales the DRAM busy cycles with the DRAM bytes; sets the sampling
   // fields.
-  // `dirty_at_end`: per tensor, the dirty bytes left in the L2 at the end (written), used without
-  // a counted final flush: each tensor's DRAM writes are then its stored bytes less those.
-  void finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy,
-              const core::TensorTraffic& dirty_at_end) const;
+  void finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy) const;
 
  private:
   struct KeyAcc {  // one (tensor, load/store) of a CTA
