@@ -32,7 +32,20 @@ core::Bytes flash1_largest_fitting_sram(core::Bytes limit, std::uint64_t head_di
   return 4 * head_dim * b_c * bytes_per_value;
 }
 
-Flash2Blocks flash2_default_blocks(std::uint64_t head_dim) { return {128, head_dim <= 64 ? 128u : 64u}; }
+Flash2Blocks flash2_default_blocks(std::uint64_t head_dim) { return {128, head_dim <= 64 ? 128u : 64u, 4, 2}; }
+
+Flash2Blocks flash2_default_blocks(std::uint64_t head_dim, core::Bytes smem_per_block_optin, core::Bytes smem_per_sm,
+                                   core::Bytes bytes_per_value) {
+  if (head_dim <= 128) return flash2_default_blocks(head_dim);
+  if (head_dim <= 192) return {128, 64, 8, 2};
+  const core::Bytes d = head_dim, v = bytes_per_value;
+  if (smem_per_block_optin >= v * d * (128 + 2 * 64) && smem_per_sm < 2 * v * d * (64 + 2 * 64)) return {128, 64, 8, 2};
+  return {64, 64, 4, 2};
+}
+
+Flash2Blocks triton_default_blocks(std::uint64_t head_dim) {
+  return {128, head_dim <= 64 ? 64u : 32u, 4, head_dim <= 64 ? 4u : 3u};
+}
 
 AttentionBlocks default_attention_blocks(std::string_view kernel, core::Bytes sram_bytes, std::uint64_t head_dim,
                                          core::Bytes bytes_per_value) {
@@ -51,7 +64,8 @@ std::string block_size_rule(std::string_view kernel) {
            "B_c = ceil(M / 4d), B_r = min(B_c, d); block_m = B_r, block_n = B_c override them";
   if (kernel == "flash2")
     return "flash2 blocks: FlashAttention-2's kernel defaults, B_r = 128 query rows, B_c = 128 key/value rows "
-           "(head_dim <= 64) or 64 (head_dim > 64), not derived from M; shared memory per CTA = "
+           "(head_dim <= 64) or 64 (head_dim > 64; above 128 FA-2's launch template picks by the device's shared "
+           "memory, impl triton the Triton tutorial's tiles: docs/kernels.md), not derived from M; shared memory per CTA = "
            "(B_r + 2 B_c (stages - 1)) d x bytes per value; block_m = B_r, block_n = B_c override them";
   return "";
 }

@@ -33,12 +33,25 @@ core::Bytes flash1_largest_fitting_sram(core::Bytes limit, std::uint64_t head_di
                                         bool backward);
 
 // FlashAttention-2's forward kernel defaults (flash_fwd_launch_template.h, sm80 path): B_r = 128
-// query rows; B_c = 128 key/value rows for head_dim <= 64, else 64. M does not enter.
+// query rows; B_c = 128 key/value rows for head_dim <= 64, else 64; 4 warps, 2 stages (one K and
+// one V buffer). M does not enter.
 struct Flash2Blocks {
   std::uint64_t b_r = 0;
   std::uint64_t b_c = 0;
+  std::uint32_t warps = 4;
+  std::uint32_t stages = 2;
 };
 Flash2Blocks flash2_default_blocks(std::uint64_t head_dim);
+// The same with FA-2's device-dependent rules for large head dims (run_mha_fwd_hdim192 / 256):
+// head_dim <= 192 above 128: 128 x 64 with 8 warps; head_dim <= 256: 128 x 64 with 8 warps when a
+// block may use 2·d·(128 + 2·64) bytes and an SM has less than 4·d·(64 + 2·64) (A100: one CTA of
+// 128 KiB), else 64 x 64 with 4 warps (H100, H200: two CTAs of 96 KiB per SM).
+Flash2Blocks flash2_default_blocks(std::uint64_t head_dim, core::Bytes smem_per_block_optin, core::Bytes smem_per_sm,
+                                   core::Bytes bytes_per_value);
+// The forward configuration of the Triton tutorial's fused attention (06-fused-attention.py,
+// Triton 2.x): BLOCK_M 128, BLOCK_N 64 (head_dim <= 64) or 32, num_stages 4 (head_dim <= 64) or
+// 3, num_warps 4.
+Flash2Blocks triton_default_blocks(std::uint64_t head_dim);
 
 // The default B_r x B_c of a kernel with attention blocks: flash1's from Algorithm 1 and M
 // (`from_sram`), otherwise FlashAttention-2's defaults.

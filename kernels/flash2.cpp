@@ -24,13 +24,37 @@ core::LaunchShape attention_shape(const core::Workload& w, std::uint64_t grid_x)
   s.grid_z = w.batch;
   s.threads_per_cta = w.warps * 32;
   s.regs_per_thread = w.regs_per_thread;
+  s.mma_dtype = w.dtype;
   s.smem_dynamic_bytes = w.smem_per_cta;
   return s;
 }
 
+// The MMA instruction each implementation compiles to (docs/kernels.md, flash2 `impl`). FA-2's
+// CUDA kernel uses warp-level mma.sync (CUTLASS SM80_16x8x16 atoms) on every device. Triton lowers
+// tl.dot to warp-group wgmma (MMAv3) on sm_90 when its AccelerateMatmul pass allows it
+// (lib/Analysis/Utility.cpp, supportMMA(op, 3)): num_warps a multiple of 4, the dot's M a multiple
+// of 64 and N of 8, K at least 16 (fp16), rank 2; otherwise, and before sm_90, mma.sync (MMAv2).
+// Both dots of attention (Q Kᵀ: M = block_m, N = block_n, K = d; P V: M = block_m, N = d,
+// K = block_n) must qualify for the kernel to use wgmma.
+core::MmaFlavour flash2_mma_flavour(const core::Workload& w, const core::DeviceSpec& device) {
+  if (w.impl == core::KernelImpl::kFa2 || device.compute_capability < 90 || device.compute_capability >= 100)
+    return core::MmaFlavour::kMmaSync;
+  const std::uint64_t min_k = w.dtype == core::DType::kFp8 ? 32 : w.dtype == core::DType::kFp32 ? 8 : 16;
+  const bool v3 = w.warps % 4 == 0 && w.block_m % 64 == 0 && w.block_n % 8 == 0 && w.head_dim % 8 == 0 &&
+                  w.head_dim >= min_k && w.block_n >= min_k;
+  return v3 ? core::MmaFlavour::kWgmma : core::MmaFlavour::kMmaSync;
+}
+
+core::TileOp flavoured_mma(std::uint64_t m, std::uint64_t n, std::uint64_t k, core::MmaFlavour f) {
+  core::TileOp op = TensorLayout::mma(m, n, k);
+  op.flavour = f;
+  return op;
+}
+
 class Flash2Fwd : public core::KernelLaunch {
  public:
-  explicit Flash2Fwd(const core::Workload& w) : w_(w), layout_(w), t_r_(core::ceil_div(w.seq_q, w.block_m)) {}
+  Flash2Fwd(const core::Workload& w, core::MmaFlavour flavour)
+      : w_(w), layout_(w), t_r_(core::ceil_div(w.seq_q, w.block_m)), flavour_(flavour) {}
   std::string name() const override { return "flash2_fwd"; }
   core::LaunchShape shape() const override {
     core::LaunchShape s = attention_shape(w_, t_r_);
@@ -60,21 +84,28 @@ class Flash2Fwd : public core::KernelLaunch {
     // the softmax cover the whole block_m-row tile even when fewer rows are valid (decode).
     // kernels.csv's l1tex__data_pipe_lsu_wavefronts_mem_shared agrees within 5 % on all nine
     // flash_fwd_kernel rows (docs/accuracy.md).
+    // With wgmma (Triton on sm_90) the operands are read from shared memory by the tensor cores,
+    // once per warp group (4 warps) instead of once per warp; P stays in registers (wgmma's A
+    // operand from registers).
     const std::uint64_t m = w_.block_m, warps = std::max<std::uint64_t>(1, w_.warps);
+    const std::uint64_t readers = flavour_ == core::MmaFlavour::kWgmma ? std::max<std::uint64_t>(1, warps / 4) : warps;
     const core::Bytes row_bytes = d * w_.value_bytes();
+    auto mma = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {
+      return flavoured_mma(mm, nn, kk, flavour_);
+    };
     auto scores = [&](std::uint64_t j) {  // S = Q K_jᵀ and its mask
       const std::uint64_t c = rows_of(j);
       out.push_back(L::shared(OpKind::kSharedRead, Tensor::kQ, m, row_bytes));
-      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kK, warps * c, row_bytes));
-      out.push_back(L::mma(m, c, d));
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kK, readers * c, row_bytes));
+      out.push_back(mma(m, c, d));
       if (w_.causal && j + 1 == blocks) out.push_back(L::count_op(OpKind::kElementwise, m * c));
     };
     auto softmax_pv = [&](std::uint64_t j) {  // online softmax (max, exp, sum, rescale O), O += P V_j
       const std::uint64_t c = rows_of(j);
       out.push_back(L::count_op(OpKind::kElementwise, 3 * m * c + m * d));
       out.push_back(L::count_op(OpKind::kExp, m * c + m));
-      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, warps * c, row_bytes));
-      out.push_back(L::mma(m, d, c));
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, readers * c, row_bytes));
+      out.push_back(mma(m, d, c));
     };
     if (step == 0 && w_.stack_frame_bytes != 0) {
       // Register spills: every thread writes its stack frame to local memory once (for FA-2's
@@ -83,7 +114,7 @@ class Flash2Fwd : public core::KernelLaunch {
       const std::uint64_t frames = w_.stack_frame_bytes * warps * 32;  // one row of bytes
       out.push_back(L::tile(OpKind::kStore, Tensor::kLocal, 0, 1, frames, 1, 0, 1, 0, frames));
     }
-    if (w_.stages == 2) {
+    if (w_.stages == 2 && w_.impl == core::KernelImpl::kFa2) {
       // FA-2's own schedule with one K and one V buffer (the measured 64 KiB = Q + K + V tiles;
       // flash_fwd_kernel.h, compute_attn_1rowblock): the prologue loads Q and K_0; step j waits,
       // issues V_j, computes S_j, waits for V_j, issues K_{j+1} into the freed K buffer, then runs
@@ -111,7 +142,8 @@ class Flash2Fwd : public core::KernelLaunch {
         return true;
       }
     } else {
-      // `stages` - 1 K/V blocks in flight ahead of the one being computed (cp.async groups).
+      // `stages` - 1 K/V blocks in flight ahead of the one being computed (cp.async groups; Triton's
+      // software pipeliner with num_stages = stages).
       if (step == 0) {
         out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true));
         for (std::uint64_t j = 0; j < pre; ++j) {  // empty groups past the last block keep wait(pre) exact
@@ -148,6 +180,7 @@ class Flash2Fwd : public core::KernelLaunch {
   core::Workload w_;
   TensorLayout layout_;
   std::uint64_t t_r_;
+  core::MmaFlavour flavour_;
 };
 
 // Per query block: Delta = rowsum(dO ∘ O); zero the fp32 dQ accumulator.
@@ -289,26 +322,29 @@ class Flash2Bwd : public core::KernelLaunch {
       // dS go through shared memory (written once, read by the dV, dK and dQ GEMMs); V stays in
       // registers when the traits say so.
       const std::uint64_t wp = std::max<std::uint64_t>(1, w_.warps), v = w_.value_bytes();
+      auto mma = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {  // FA-2's backward: mma.sync
+        return flavoured_mma(mm, nn, kk, core::MmaFlavour::kMmaSync);
+      };
       auto gemm_reads = [&](Tensor a, std::uint64_t a_rows, std::uint64_t a_row_bytes, Tensor b, std::uint64_t b_rows,
                             std::uint64_t b_row_bytes, std::uint64_t atom, bool b_in_regs) {
         out.push_back(L::shared(OpKind::kSharedRead, a, (wp / atom) * a_rows, a_row_bytes));
         if (!b_in_regs) out.push_back(L::shared(OpKind::kSharedRead, b, atom * b_rows, b_row_bytes));
       };
       gemm_reads(Tensor::kQ, r, d * v, Tensor::kK, c, d * v, t_.atom_sdp, false);
-      out.push_back(L::mma(r, c, d));                      // S = Q K_jᵀ
+      out.push_back(mma(r, c, d));                      // S = Q K_jᵀ
       gemm_reads(Tensor::kDO, r, d * v, Tensor::kV, c, d * v, t_.atom_sdp, t_.v_in_regs);
-      out.push_back(L::mma(r, c, d));                      // dP = dO V_jᵀ
+      out.push_back(mma(r, c, d));                      // dP = dO V_jᵀ
       out.push_back(L::count_op(OpKind::kExp, r * c));     // P = exp(S - LSE)
       out.push_back(L::count_op(OpKind::kElementwise, 3 * r * c));  // dS = P ∘ (dP - Delta)
       out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kP, r, c * v));
       out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kDS, r, c * v));
       out.push_back(L::simple(OpKind::kBarrier));
       gemm_reads(Tensor::kP, c, r * v, Tensor::kDO, r, d * v, t_.atom_dkv, false);
-      out.push_back(L::mma(c, d, r));                      // dV_j += Pᵀ dO
+      out.push_back(mma(c, d, r));                      // dV_j += Pᵀ dO
       gemm_reads(Tensor::kDS, r, c * v, Tensor::kK, c, d * v, t_.atom_dq, false);
-      out.push_back(L::mma(r, d, c));                      // dQ_i (partial) = dS K_j
+      out.push_back(mma(r, d, c));                      // dQ_i (partial) = dS K_j
       gemm_reads(Tensor::kDS, c, r * v, Tensor::kQ, r, d * v, t_.atom_dkv, false);
-      out.push_back(L::mma(c, d, r));                      // dK_j += dSᵀ Q
+      out.push_back(mma(c, d, r));                      // dK_j += dSᵀ Q
       // dQ_accum += dS K_j by atomicAdd (FA-2's seqk-parallel backward, flash_bwd_kernel.h): a
       // reduction performed at the L2, one request per value; modelled as a store of the fp32
       // tile (no load through the SM: the L2 slice reads the old value itself).
@@ -369,11 +405,14 @@ void resolve_backward(core::Workload& w, const core::DeviceSpec& device) {
 
 core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {
   core::Workload w = KernelDefaults::validate_shape(in);
-  const Flash2Blocks defaults = flash2_default_blocks(w.head_dim);
+  const Flash2Blocks defaults = w.impl == core::KernelImpl::kTriton
+                                    ? triton_default_blocks(w.head_dim)
+                                    : flash2_default_blocks(w.head_dim, device.sm.shared_mem_per_block_optin_bytes,
+                                                            device.sm.shared_mem_per_sm_bytes, w.value_bytes());
   if (w.block_m == 0) w.block_m = defaults.b_r;
   if (w.block_n == 0) w.block_n = defaults.b_c;
-  if (w.warps == 0) w.warps = 4;
-  if (w.stages == 0) w.stages = 2;
+  if (w.warps == 0) w.warps = defaults.warps;
+  if (w.stages == 0) w.stages = defaults.stages;
   const core::Bytes tiles = (w.block_m + 2 * w.block_n * std::max<std::uint64_t>(1, w.stages - 1)) * w.head_dim *
                             w.value_bytes();
   const std::string what = "flash2 tiles " + std::to_string(w.block_m) + "x" + std::to_string(w.block_n) +
@@ -400,7 +439,8 @@ core::TileProgram make_flash2(const core::Workload& workload, const core::Device
   // One query token with GQA: FA-2's forward swaps the group's query heads into query rows
   // (flash_api.cpp, seqlenq_ngroups_swapped), one CTA per (batch, KV head); the backward is not
   // swapped. Q, O and LSE addresses of the packed view are the workload's.
-  p.launches.push_back(std::make_unique<Flash2Fwd>(core::packed_query_groups(p.workload)));
+  p.launches.push_back(
+      std::make_unique<Flash2Fwd>(core::packed_query_groups(p.workload), flash2_mma_flavour(p.workload, device)));
   if (p.workload.pass == core::Pass::kFwdBwd) {
     const core::Workload b = backward_view(p.workload);
     p.launches.push_back(std::make_unique<Flash2BwdPreprocess>(b));

@@ -1,13 +1,16 @@
 // Split-KV decoding (Flash-Decoding): one CTA per (batch, head, split) runs the online softmax
 // over its slice of the keys and writes fp32 partials (O_partial, LSE_partial); a combine launch
-// (one CTA per (batch, head)) rescales and sums them into O. One query token with GQA runs
+// (one CTA per (batch, head)) rescales and sums them into O. With one split there is no combine:
+// the split kernel writes O and LSE. One query token with GQA runs
 // FA-2's packed schedule: a CTA per (batch, KV head, split) holds the group's query heads as rows.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "kernels/factories.h"
 #include "kernels/kernel_defaults.h"
+#include "kernels/paged_kv.h"
 #include "kernels/tensor_layout.h"
 #include "sim/core/errors.h"
 
@@ -28,7 +31,10 @@ std::uint64_t blocks_per_split(const core::Workload& w) {
 
 class DecodeSplit : public core::KernelLaunch {
  public:
-  explicit DecodeSplit(const core::Workload& w) : w_(w), layout_(w) {}
+  explicit DecodeSplit(const core::Workload& w)
+      : w_(w), layout_(w), lengths_(core::sequence_kv_lengths(w)), kv_heads_(w.kv_heads ? w.kv_heads : w.heads) {
+    if (w.page_size > 0) pages_.emplace(w);
+  }
   std::string name() const override { return "flash_decode_split"; }
   core::LaunchShape shape() const override {
     core::LaunchShape s;
@@ -41,15 +47,28 @@ class DecodeSplit : public core::KernelLaunch {
     return s;
   }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const override {
-    const std::uint64_t bh = cta / w_.num_splits, split = cta % w_.num_splits;
-    const std::uint64_t t_c = core::ceil_div(w_.seq_kv, w_.block_n), bps = blocks_per_split(w_);
-    const std::uint64_t j0 = split * bps, blocks = std::min(t_c, j0 + bps) - j0;
+    const std::uint64_t bh = cta / w_.num_splits, split = cta % w_.num_splits, b = bh / w_.heads;
+    // FA-2 (compute_attn_1rowblock_splitkv): blocks per split from the cache capacity (seq_kv),
+    // the split's last block from the sequence's own length; a split past it is empty.
+    const std::uint64_t len = lengths_[b], t_c = core::ceil_div(len, w_.block_n), bps = blocks_per_split(w_);
+    const std::uint64_t j0 = split * bps, blocks = std::min(t_c, j0 + bps) > j0 ? std::min(t_c, j0 + bps) - j0 : 0;
     const std::uint64_t pre = w_.stages > 1 ? w_.stages - 1 : 0, r = w_.seq_q, d = w_.head_dim;
     auto kv_block = [&](std::uint64_t j) {
-      const std::uint64_t c = std::min(w_.block_n, w_.seq_kv - j * w_.block_n);
-      out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, j * w_.block_n, c, true));
-      out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, j * w_.block_n, c, true));
+      const std::uint64_t c = std::min(w_.block_n, len - j * w_.block_n);
+      for (Tensor t : {Tensor::kK, Tensor::kV}) {
+        if (pages_)  // the block's rows page by page through the block table; the tail is predicated off
+          pages_->append_rows(out, OpKind::kLoad, t, b, layout_.kv_matrix(bh) % kv_heads_, j * w_.block_n, c, true);
+        else
+          out.push_back(layout_.kv_rows(OpKind::kLoad, t, bh, j * w_.block_n, c, true));
+      }
     };
+    if (blocks == 0) {  // FA-2's early exit: 0 to O_partial and -inf to LSE_partial, nothing read
+      if (step > 0) return false;
+      const std::uint64_t part = bh * w_.num_splits + split;
+      out.push_back(L::tile(OpKind::kStore, Tensor::kOPartial, part, r, d, L::kFp32, 0, r, 0, d));
+      out.push_back(L::tile(OpKind::kStore, Tensor::kLsePartial, part, 1, r, L::kFp32, 0, 1, 0, r));
+      return true;
+    }
     if (step == 0) {
       out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, 0, r, true));
       for (std::uint64_t k = 0; k < std::min(pre, blocks); ++k) {
@@ -59,7 +78,7 @@ class DecodeSplit : public core::KernelLaunch {
       return true;
     }
     if (step <= blocks) {
-      const std::uint64_t k = step - 1, j = j0 + k, c = std::min(w_.block_n, w_.seq_kv - j * w_.block_n);
+      const std::uint64_t k = step - 1, j = j0 + k, c = std::min(w_.block_n, len - j * w_.block_n);
       if (k + pre < blocks) kv_block(j + pre);
       out.push_back(L::simple(OpKind::kCommit));
       out.push_back(L::count_op(OpKind::kWait, pre));
@@ -74,6 +93,13 @@ class DecodeSplit : public core::KernelLaunch {
       return true;
     }
     if (step == blocks + 1) {
+      if (w_.num_splits == 1) {
+        // One split: FA-2's splitkv kernel with Split = false writes O (the output dtype) and the
+        // LSE (fp32) itself, and no combine kernel runs (flash_fwd_launch_template.h).
+        out.push_back(layout_.q_rows(OpKind::kStore, Tensor::kO, bh, 0, r));
+        out.push_back(layout_.stat_rows(OpKind::kStore, Tensor::kLse, bh, 0, r));
+        return true;
+      }
       const std::uint64_t part = bh * w_.num_splits + split;
       out.push_back(L::tile(OpKind::kStore, Tensor::kOPartial, part, r, d, L::kFp32, 0, r, 0, d));
       out.push_back(L::tile(OpKind::kStore, Tensor::kLsePartial, part, 1, r, L::kFp32, 0, 1, 0, r));
@@ -85,6 +111,9 @@ class DecodeSplit : public core::KernelLaunch {
  private:
   core::Workload w_;
   TensorLayout layout_;
+  std::vector<std::uint64_t> lengths_;  // per sequence
+  std::uint64_t kv_heads_;
+  std::optional<PagedKv> pages_;        // page_size > 0: the block table
 };
 
 class DecodeCombine : public core::KernelLaunch {
@@ -185,7 +214,7 @@ core::TileProgram make_flash_decode(const core::Workload& workload, const core::
   // addresses are the workload's (sim/core/workload.h).
   const core::Workload run = core::packed_query_groups(p.workload, true);
   p.launches.push_back(std::make_unique<DecodeSplit>(run));
-  p.launches.push_back(std::make_unique<DecodeCombine>(run));
+  if (run.num_splits > 1) p.launches.push_back(std::make_unique<DecodeCombine>(run));
   return p;
 }
 

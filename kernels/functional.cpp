@@ -222,8 +222,10 @@ void flash1_backward(const Problem& p, const Matrix& q, const Matrix& k, const M
 // fp32 (double when storage is kFp64); the combine rescales the partials by exp(lse_s - max lse) and normalises.
 Matrix decode_forward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v) {
   Matrix o(p.nq, p.d);
+  // Blocks per split from the cache capacity (seq_kv), the last block from this sequence's
+  // length p.nkv (kv_lengths), as FA-2's split kernel: later splits may be empty.
   const std::uint64_t bn = p.w.block_n, t_c = core::ceil_div(p.nkv, bn);
-  const std::uint64_t bps = core::ceil_div(t_c, p.w.num_splits);
+  const std::uint64_t bps = core::ceil_div(core::ceil_div(p.w.seq_kv, bn), p.w.num_splits);
   for (std::size_t i = 0; i < p.nq; ++i) {
     p.tick();
     std::vector<std::pair<double, Vector>> parts;
@@ -315,8 +317,11 @@ double run_functional(const core::Workload& w, Precision storage, const std::fun
   const double per_head = static_cast<double>(p.nq) * p.nkv * p.d * (bwd ? 6 : 3);
   std::mt19937_64 rng(w.seed);
   double err = 0, work = 0;
+  const std::vector<std::uint64_t> lengths = core::sequence_kv_lengths(w);  // seq_kv each unless kv_lengths
   for (std::uint64_t b = 0; b < w.batch; ++b)
     for (std::uint64_t kvh = 0; kvh < kv_heads; ++kvh) {
+      p.nkv = lengths[b];
+      p.off = p.nkv >= p.nq ? p.nkv - p.nq : 0;
       const Matrix k = random_matrix(rng, p.nkv, p.d, 1.0, p), v = random_matrix(rng, p.nkv, p.d, 1.0, p);
       for (std::uint64_t h = kvh * group; h < (kvh + 1) * group; ++h) {
         if (work > 0 && work + per_head > kWorkBudget) return err;

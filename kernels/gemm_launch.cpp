@@ -27,6 +27,17 @@ GemmLaunch::GemmLaunch(GemmSpec spec, const core::Workload& w)
   }
   shape_ = spec_.shape;
   shape_.grid_x = tiles_per_matrix_;
+  const std::uint32_t warps = spec_.shape.warps_per_cta();
+  ws_ = spec_.warp_specialized && spec_.bulk_loads && spec_.causal == GemmSpec::Causal::kNone && warps % 4 == 0 &&
+        warps >= 8 && spec_.cluster <= 2;
+  if (ws_) {  // whole clusters: the partners of shared_half() are consecutive CTAs
+    const std::uint64_t cl = std::max<std::uint32_t>(1, spec_.cluster);
+    ws_clusters_ = cl == 1                                    ? tiles_per_matrix_
+                   : spec_.shared == GemmSpec::Shared::kA ? t_m_ * core::ceil_div(t_n_, cl)
+                                                              : core::ceil_div(t_m_, cl) * t_n_;
+    shape_.grid_x = ws_clusters_ * cl;
+    shape_.cluster_size = static_cast<std::uint32_t>(cl);
+  }
   shape_.grid_y = w.heads;
   shape_.grid_z = w.batch;
 }
@@ -104,6 +115,7 @@ void GemmLaunch::emit_chunk(const Tile& t, std::uint64_t chunk, std::vector<Tile
 }
 
 bool GemmLaunch::emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const {
+  if (ws_) return emit_group_step(cta, 0, step, out);
   const Tile t = tile_of(cta);
   const std::uint64_t chunks = core::ceil_div(t.k1 - t.k0, spec_.block_k);
   const std::uint64_t pre = spec_.stages > 1 ? spec_.stages - 1 : 0;

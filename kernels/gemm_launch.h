@@ -38,6 +38,17 @@ struct GemmSpec {
   enum class Shared : std::uint8_t { kA, kB };
   std::uint32_t cluster = 1;
   Shared shared = Shared::kA;
+  // Warp-specialized (cuBLAS nvjet / CUTLASS sm90 TMA warp-specialized cooperative kernels,
+  // gemm_ws.cpp): one producer warp group issues the TMA loads of each k-chunk into a ring of
+  // `stages` buffers guarded by mbarriers, the other warp groups split the tile's rows and run
+  // async wgmma. Needs bulk_loads, warps a multiple of 4 (at least 8) and no causal mode;
+  // otherwise the launch is the multistage kernel above. Its clusters are real
+  // (LaunchShape::cluster_size): the partners are consecutive CTAs and multicast their halves.
+  bool warp_specialized = false;
+  // setmaxnreg.dec of the producer: CUTLASS's sm90 warp-specialized GEMM kernels
+  // (gemm/kernel/sm90_gemm_tma_warpspecialized_cooperative.hpp: LoadRegisterRequirement 40,
+  // MmaRegisterRequirement 232 for 384 threads at 168 registers).
+  std::uint32_t producer_regs = 40;
 };
 
 class GemmLaunch : public core::KernelLaunch {
@@ -46,6 +57,10 @@ class GemmLaunch : public core::KernelLaunch {
   std::string name() const override { return spec_.name; }
   core::LaunchShape shape() const override { return shape_; }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override;
+  std::vector<core::WarpGroupSpec> warp_groups() const override;
+  bool emit_group_step(std::uint64_t cta, std::uint32_t group, std::uint64_t step,
+                       std::vector<core::TileOp>& out) const override;
+  std::vector<std::uint32_t> mbarriers() const override;
 
  private:
   struct Tile {
@@ -58,6 +73,13 @@ class GemmLaunch : public core::KernelLaunch {
   // (no partner needs it), 1 = first half of its rows, 2 = second half.
   int shared_half(const Tile& t, std::uint64_t k_abs) const;
   void emit_chunk(const Tile& t, std::uint64_t chunk, std::vector<core::TileOp>& out) const;
+  // Warp-specialized (gemm_ws.cpp): the tile of CTA `cta` (false: a CTA that pads the grid to
+  // whole clusters), the producer's and a consumer's steps.
+  bool ws_tile(std::uint64_t cta, Tile& t) const;
+  bool ws_producer_step(const Tile& t, std::uint64_t step, std::vector<core::TileOp>& out) const;
+  bool ws_consumer_step(const Tile& t, std::uint32_t consumer, std::uint64_t step,
+                        std::vector<core::TileOp>& out) const;
+  std::uint32_t consumers() const { return spec_.shape.warps_per_cta() / 4 - 1; }
 
   GemmSpec spec_;
   TensorLayout layout_;
@@ -65,6 +87,8 @@ class GemmLaunch : public core::KernelLaunch {
   std::uint64_t t_m_ = 0, t_n_ = 0, tiles_per_matrix_ = 0;
   std::vector<std::uint64_t> row_start_;  // kSkipTiles: first tile index of each row block
   core::LaunchShape shape_;
+  bool ws_ = false;                      // warp_specialized and its conditions met
+  std::uint64_t ws_clusters_ = 0;        // clusters per (batch, head) matrix
 };
 
 }  // namespace attnsim::kernels

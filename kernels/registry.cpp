@@ -54,15 +54,75 @@ void gqa_decode_grid(const char* kernel, bool splits, std::vector<core::Workload
       out.push_back(w);
     }
 }
+// Paged KV cache and per-sequence lengths: page sizes below, at, not dividing and above block_n,
+// both placements, a list, a uniform draw and the fixed length, packed GQA and MHA, 1 / 3 / auto
+// splits (a short sequence leaves later splits empty), and the contiguous cache with a list.
+void paged_decode_grid(std::vector<core::Workload>& out) {
+  struct Case {
+    std::uint64_t page;
+    core::PagePlacement placement;
+    core::KvLengths::Kind lengths;
+    std::uint64_t heads, kv_heads, seq_q, splits;
+    bool causal;
+  };
+  using P = core::PagePlacement;
+  using K = core::KvLengths::Kind;
+  const Case cases[] = {
+      {1, P::kShuffled, K::kList, 8, 2, 1, 3, false},      {16, P::kContiguous, K::kList, 4, 4, 4, 0, false},
+      {100, P::kShuffled, K::kUniform, 8, 1, 1, 1, false}, {32, P::kShuffled, K::kFixed, 8, 2, 4, 3, true},
+      {256, P::kContiguous, K::kList, 8, 2, 1, 2, false},  {0, P::kContiguous, K::kList, 8, 2, 1, 3, false},
+      {7, P::kShuffled, K::kUniform, 4, 2, 2, 3, false},
+  };
+  for (const Case& c : cases) {
+    core::Workload w;
+    w.kernel = "flash_decode";
+    w.batch = 4;
+    w.heads = c.heads;
+    w.kv_heads = c.kv_heads;
+    w.seq_q = c.seq_q;
+    w.seq_kv = 300;
+    w.head_dim = 16;
+    w.causal = c.causal;
+    w.block_n = 32;
+    w.warps = 4;
+    w.num_splits = c.splits;
+    w.page_size = c.page;
+    w.page_placement = c.placement;
+    w.page_seed = 11;
+    w.kv_lengths.kind = c.lengths;
+    w.kv_lengths.list = {300, 17, 129, 64};
+    w.kv_lengths.min = 1;
+    w.kv_lengths.max = 300;
+    w.kv_lengths.seed = 5;
+    if (c.lengths != K::kList) w.kv_lengths.list.clear();
+    out.push_back(w);
+  }
+}
 void standard_grid(std::vector<core::Workload>& out) { attention_grid("standard", false, out); }
 void flash1_grid(std::vector<core::Workload>& out) { attention_grid("flash1", false, out); }
 void flash2_grid(std::vector<core::Workload>& out) {
+  const std::size_t first = out.size();
   attention_grid("flash2", false, out);
   gqa_decode_grid("flash2", false, out);
+  // impl triton: its own load pipeline (never FA-2's 2-stage schedule), causal and not, fwdbwd.
+  for (bool causal : {false, true}) {
+    core::Workload w = out[first];  // MHA, forward, not causal
+    w.impl = core::KernelImpl::kTriton;
+    w.causal = causal;
+    w.block_m = 64;
+    w.stages = 3;
+    w.pass = causal ? core::Pass::kFwdBwd : core::Pass::kFwd;
+    out.push_back(w);
+  }
 }
 void flash_decode_grid(std::vector<core::Workload>& out) {
   attention_grid("flash_decode", true, out);
   gqa_decode_grid("flash_decode", true, out);
+  // One split: no combine launch, the split kernel writes O and LSE.
+  core::Workload w = out.back();
+  w.num_splits = 1;
+  out.push_back(w);
+  paged_decode_grid(out);
 }
 
 #define ATTENTION_KEYS                                                                                         \
@@ -79,13 +139,15 @@ const std::vector<KernelEntry>& kernel_registry() {
       {"flash1", &make_flash1, "FlashAttention Algorithm 1: outer loop over K/V blocks", &core::flash1_traffic,
        &run_functional, &flash1_grid, {ATTENTION_KEYS, "sram_bytes"}, false, false, {"flash1"}},
       {"flash2", &make_flash2, "FlashAttention-2: one CTA per (batch, head, query block)", &core::flash2_traffic,
-       &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes"}, true, false, {"flash2", "sdpa_flash"},
+       &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes", "impl"}, true, false,
+       {"flash2", "sdpa_flash", "triton", "triton_flash"},
        // PyTorch's decode rows run flash_fwd_kernel with one query block per (batch, head), no
        // split-KV: the flash2 schedule with seq_q = 1. flash_decode is the fallback for sweeps
        // that only simulate the split-KV kernel.
-       "flash_decode"},
+       "flash_decode",
+       {{"sdpa_flash", "fa2"}, {"flash2", "fa2"}, {"triton", "triton"}, {"triton_flash", "triton"}}},
       {"flash_decode", &make_flash_decode, "split-KV decoding with a reduction kernel", &core::flash_decode_traffic,
-       &run_functional, &flash_decode_grid, {ATTENTION_KEYS, "num_splits"}, false, false, {"flash_decode"}},
+       &run_functional, &flash_decode_grid, {ATTENTION_KEYS, "num_splits", "page_size", "page_placement", "page_seed", "kv_lengths"}, false, false, {"flash_decode"}},
       {"pointer_chase", &make_pointer_chase, "one thread, dependent loads over a random cycle", nullptr, nullptr,
        nullptr, {"working_set_bytes", "loads", "seed"}, false, false, {}},
       {"stream_read", &make_stream_read, "CTAs reading disjoint slices of a buffer", nullptr, nullptr, nullptr,
@@ -105,6 +167,18 @@ const KernelEntry* find_kernel(std::string_view name, const std::vector<KernelEn
 }
 
 const KernelEntry* find_kernel(std::string_view name) { return find_kernel(name, kernel_registry()); }
+
+std::optional<core::KernelImpl> parse_kernel_impl(std::string_view value) {
+  for (core::KernelImpl i : {core::KernelImpl::kFa2, core::KernelImpl::kTriton})
+    if (value == core::to_string(i)) return i;
+  return std::nullopt;
+}
+
+std::string_view measured_impl(const KernelEntry& entry, std::string_view variant) {
+  for (const auto& [name, impl] : entry.measured_impls)
+    if (name == variant) return impl;
+  return {};
+}
 
 std::vector<std::string> kernel_names() {
   std::vector<std::string> out;

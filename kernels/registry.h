@@ -4,8 +4,10 @@
 // names: other layers ask the descriptor (tests/kernels/no_kernel_names_test.cpp checks it).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kernels/precision.h"
@@ -36,7 +38,14 @@ struct KernelEntry {
   bool gemm_tiles = false;                  // tiled as GEMMs (block_m x block_n, k-tile block_k)
   std::vector<std::string_view> measured_names;  // names in measured data (ncu CSV "variant")
   const char* single_query_fallback = nullptr;  // also matches measured rows with seq_q = 1
+  // Measured variants that name one implementation (workload key `impl`): a simulated point
+  // matches such a row only with that `impl` (a point without the key has the default, "fa2").
+  std::vector<std::pair<std::string_view, std::string_view>> measured_impls;
 };
+// The implementation named by a workload's `impl` value ("fa2", "triton"), or nullopt.
+std::optional<core::KernelImpl> parse_kernel_impl(std::string_view value);
+// The `impl` a measured variant implies for `entry` ("" when it implies none).
+std::string_view measured_impl(const KernelEntry& entry, std::string_view variant);
 
 const std::vector<KernelEntry>& kernel_registry();
 // The entry named `name` in the built-in registry (or in `table`), or nullptr.

@@ -190,6 +190,7 @@ std::unique_ptr<core::KernelLaunch> scores(const core::Workload& w, std::string 
                                            bool bulk) {
   GemmSpec g = base_spec(w);
   g.bulk_loads = bulk;
+  g.warp_specialized = bulk;  // sm_90: nvjet kernels are producer / consumer warp-specialized
   g.name = std::move(name);
   g.a = a, g.b = b, g.c = c;
   g.b_layout = GemmSpec::BLayout::kNT;
@@ -205,6 +206,7 @@ std::unique_ptr<core::KernelLaunch> rows(const core::Workload& w, std::string na
                                            bool bulk) {
   GemmSpec g = base_spec(w);
   g.bulk_loads = bulk;
+  g.warp_specialized = bulk;  // sm_90: nvjet kernels are producer / consumer warp-specialized
   g.name = std::move(name);
   g.a = a, g.b = b, g.c = c;
   g.b_layout = GemmSpec::BLayout::kNN;
@@ -220,6 +222,7 @@ std::unique_ptr<core::KernelLaunch> keys(const core::Workload& w, std::string na
                                            bool bulk) {
   GemmSpec g = base_spec(w);
   g.bulk_loads = bulk;
+  g.warp_specialized = bulk;  // sm_90: nvjet kernels are producer / consumer warp-specialized
   g.name = std::move(name);
   g.a = a, g.b = b, g.c = c;
   g.a_layout = GemmSpec::ALayout::kTransposed;

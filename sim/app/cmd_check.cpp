@@ -132,6 +132,8 @@ std::string label(const core::Workload& w) {
   s << w.kernel << " B" << w.batch << " H" << w.heads << "/" << w.kv_heads << " N" << w.seq_q << "x" << w.seq_kv
     << " d" << w.head_dim << " " << w.block_m << "x" << w.block_n << (w.causal ? " causal" : "")
     << (w.pass == core::Pass::kFwdBwd ? " fwdbwd" : "");
+  if (w.page_size > 0) s << " page" << w.page_size << " " << core::to_string(w.page_placement);
+  if (const std::string k = core::to_string(w.kv_lengths); !k.empty()) s << " kv_lengths " << k;
   return s.str();
 }
 

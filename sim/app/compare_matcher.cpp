@@ -38,6 +38,16 @@ std::string describe(const io::MeasuredWorkload& w, const std::string& kernel) {
   return s.str();
 }
 
+// A variant that names an implementation (kernels::KernelEntry::measured_impls, e.g. `triton`)
+// matches only points of that `impl`; a point without the key has the default, fa2.
+bool same_impl(const io::MeasuredWorkload& w, const std::string& kernel, const SimulatedPoint& p) {
+  const kernels::KernelEntry* e = kernels::find_kernel(kernel);
+  const std::string_view want = e && w.kernel.empty() ? kernels::measured_impl(*e, w.variant) : std::string_view{};
+  if (want.empty()) return true;
+  const std::string have = p.value("impl");
+  return (have.empty() ? std::string_view("fa2") : std::string_view(have)) == want;
+}
+
 }  // namespace
 
 std::vector<std::string> CompareMatcher::candidate_kernels(const io::MeasuredWorkload& w) {
@@ -84,7 +94,7 @@ MatchResult CompareMatcher::match(const io::MeasuredTable& measured, const std::
     const std::vector<std::string> kernels = candidate_kernels(w);
     if (kernels.empty()) {
       result.unmatched.push_back({m, "unknown variant '" + w.variant +
-                                         "' (known: std, sdpa_flash, flash1, flash2, flash_decode; "
+                                         "' (known: std, sdpa_flash, triton, flash1, flash2, flash_decode; "
                                          "or give a `kernel` column)"});
       continue;
     }
@@ -95,6 +105,7 @@ MatchResult CompareMatcher::match(const io::MeasuredTable& measured, const std::
         const SimulatedPoint& sp = simulated[p];
         if (sp.value("kernel") != kernel) continue;
         if (!device.empty() && sp.value("device") != device) continue;
+        if (!same_impl(w, kernel, sp)) continue;
         if (same_workload(w, sp)) found.push_back(p);
       }
       tried += (tried.empty() ? "" : " or ") + describe(w, kernel);

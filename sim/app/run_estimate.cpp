@@ -28,12 +28,14 @@ struct CtaCost {
 CtaCost probe_cta(const core::KernelLaunch& launch, std::uint64_t cta) {
   CtaCost cost;
   std::vector<core::TileOp> ops;
-  for (std::uint64_t step = 0; step < kMaxProbedSteps; ++step) {
-    ops.clear();
-    if (!launch.emit_step(cta, step, ops)) break;
-    cost.ops += static_cast<double>(ops.size());
-    cost.max_ops_per_step = std::max(cost.max_ops_per_step, static_cast<double>(ops.size()));
-  }
+  const std::uint32_t groups = static_cast<std::uint32_t>(launch.warp_groups().size());
+  for (std::uint32_t g = 0; g < groups; ++g)
+    for (std::uint64_t step = 0; step < kMaxProbedSteps; ++step) {
+      ops.clear();
+      if (!launch.emit_group_step(cta, g, step, ops)) break;
+      cost.ops += static_cast<double>(ops.size());
+      cost.max_ops_per_step = std::max(cost.max_ops_per_step, static_cast<double>(ops.size()));
+    }
   return cost;
 }
 

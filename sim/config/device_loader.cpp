@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+std::string format_double(double v);
 
 void read_hbm(MapReader m, core::HbmSpec& h) {
   if (!m.valid()) return;
@@ -83,6 +84,43 @@ void read_l2(MapReader m, core::L2Spec& l2) {
     m.check(l2.capacity_bytes % set_bytes == 0, "capacity_bytes",
             "must be a multiple of line_bytes x associativity (" + std::to_string(set_bytes) + ")");
   }
+  m.finish();
+}
+
+// sm.mma.<flavour>: one MMA instruction flavour (core::MmaFlavourSpec).
+void read_mma_flavour(MapReader m, core::MmaFlavourSpec& f) {
+  if (!m.valid()) return;
+  f.present = true;
+  if (m.number("flops_per_cycle", f.flops_per_cycle, Need::kRequired))
+    m.require(f.flops_per_cycle > 0, "flops_per_cycle", "must be positive");
+  if (m.number("latency_cycles", f.latency_cycles, Need::kRequired))
+    m.require(f.latency_cycles >= 0, "latency_cycles", "must not be negative");
+  auto dim = [&](const char* key, std::uint32_t& v) {
+    if (m.u32(key, v, Need::kRequired)) m.require(v > 0, key, "must be positive");
+  };
+  dim("m", f.m);
+  dim("n", f.n);
+  dim("k", f.k);
+  if (m.u32("issue_warps", f.issue_warps))
+    m.require(f.issue_warps == 1 || f.issue_warps == 4, "issue_warps",
+              "must be 1 (a warp issues the instruction) or 4 (a warp group does)");
+  if (m.number("fp8_scale", f.fp8_scale)) m.require(f.fp8_scale >= 0, "fp8_scale", "must not be negative");
+  if (m.number("tf32_scale", f.tf32_scale)) m.require(f.tf32_scale >= 0, "tf32_scale", "must not be negative");
+  m.finish();
+}
+
+void read_mma(MapReader m, core::MmaFlavours& mma, double tensor_flops_per_cycle) {
+  if (!m.valid()) return;
+  read_mma_flavour(MapReader(m.reader(), m.get("mma_sync"), m.path_of("mma_sync")), mma.mma_sync);
+  read_mma_flavour(MapReader(m.reader(), m.get("wgmma"), m.path_of("wgmma")), mma.wgmma);
+  read_mma_flavour(MapReader(m.reader(), m.get("tcgen05"), m.path_of("tcgen05")), mma.tcgen05);
+  // The dense peak (tensor_flops_per_cycle) bounds every flavour: the flavours share the pipe.
+  for (const auto& [key, f] : {std::pair{"mma_sync", &mma.mma_sync}, std::pair{"wgmma", &mma.wgmma},
+                               std::pair{"tcgen05", &mma.tcgen05}})
+    if (f->present && tensor_flops_per_cycle > 0)
+      m.check(f->flops_per_cycle <= tensor_flops_per_cycle, key,
+              "flops_per_cycle exceeds sm.tensor_flops_per_cycle (" + format_double(tensor_flops_per_cycle) +
+                  "), the tensor pipe's dense peak");
   m.finish();
 }
 
@@ -152,6 +190,7 @@ void read_sm(MapReader m, core::SmSpec& sm, bool gpu) {
   m.bytes("max_inflight_bytes_per_warp", sm.max_inflight_bytes_per_warp);
   if (m.number("load_bytes_per_cycle", sm.load_bytes_per_cycle))
     m.require(sm.load_bytes_per_cycle >= 0, "load_bytes_per_cycle", "must not be negative");
+  read_mma(MapReader(m.reader(), m.get("mma"), m.path_of("mma")), sm.mma, sm.tensor_flops_per_cycle);
 
   // Cross-field limits.
   m.check(sm.shared_mem_per_block_optin_bytes <= sm.shared_mem_per_sm_bytes, "shared_mem_per_block_optin_bytes",
@@ -391,6 +430,21 @@ std::string device_to_yaml(const core::DeviceSpec& d) {
     << "  max_inflight_bytes_per_sm: " << sm.max_inflight_bytes_per_sm << "\n"
     << "  max_inflight_bytes_per_warp: " << sm.max_inflight_bytes_per_warp << "\n"
     << "  load_bytes_per_cycle: " << format_double(sm.load_bytes_per_cycle) << "\n";
+  const std::pair<const char*, const core::MmaFlavourSpec*> flavours[] = {
+      {"mma_sync", &sm.mma.mma_sync}, {"wgmma", &sm.mma.wgmma}, {"tcgen05", &sm.mma.tcgen05}};
+  bool any = false;
+  for (const auto& [key, f] : flavours) {
+    if (!f->present) continue;
+    if (!any) o << "  mma:\n";
+    any = true;
+    o << "    " << key << ":\n"
+      << "      flops_per_cycle: " << format_double(f->flops_per_cycle) << "\n"
+      << "      latency_cycles: " << format_double(f->latency_cycles) << "\n"
+      << "      m: " << f->m << "\n      n: " << f->n << "\n      k: " << f->k << "\n"
+      << "      issue_warps: " << f->issue_warps << "\n"
+      << "      fp8_scale: " << format_double(f->fp8_scale) << "\n"
+      << "      tf32_scale: " << format_double(f->tf32_scale) << "\n";
+  }
   if (d.kind == core::DeviceKind::kScratchpad || d.scratchpad.sram_bytes_per_core > 0) {
     o << "scratchpad:\n"
       << "  sram_bytes_per_core: " << d.scratchpad.sram_bytes_per_core << "\n"

@@ -44,6 +44,71 @@ std::optional<core::CtaOrder> parse_order(const std::string& s) {
   if (s == "head-major") return core::CtaOrder::kHeadMajor;
   return std::nullopt;
 }
+std::optional<core::PagePlacement> parse_placement(const std::string& s) {
+  if (s == "contiguous") return core::PagePlacement::kContiguous;
+  if (s == "shuffled") return core::PagePlacement::kShuffled;
+  return std::nullopt;
+}
+
+// kv_lengths: `N` (every sequence), `[a, b, ...]` (one per sequence) or
+// `{uniform: [min, max], seed: s}`; every length a positive integer.
+void read_kv_lengths(MapReader& m, core::KvLengths& out) {
+  const YAML::Node n = m.get("kv_lengths");
+  const std::string path = m.path_of("kv_lengths");
+  YamlReader& r = m.reader();
+  auto length = [&](const YAML::Node& v, const std::string& at) -> std::optional<std::uint64_t> {
+    const auto x = r.as_u64(v, at, "a positive integer");
+    if (x && *x == 0) {
+      r.problem(v, at, "expected a positive integer, got 0");
+      return std::nullopt;
+    }
+    return x;
+  };
+  if (n.IsScalar()) {
+    if (const auto x = length(n, path)) {
+      out = core::KvLengths{};
+      out.fixed = *x;
+    }
+  } else if (n.IsSequence()) {
+    if (n.size() == 0) r.problem(n, path, "empty list: give one length per sequence (batch entries)");
+    core::KvLengths k;
+    k.kind = core::KvLengths::Kind::kList;
+    bool ok = true;
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const auto x = length(n[i], path + "[" + std::to_string(i) + "]");
+      ok = ok && x.has_value();
+      if (x) k.list.push_back(*x);
+    }
+    if (ok && n.size() > 0) out = k;
+  } else if (n.IsMap()) {
+    MapReader sub(r, n, path);
+    core::KvLengths k;
+    k.kind = core::KvLengths::Kind::kUniform;
+    const YAML::Node u = sub.child("uniform", Need::kRequired);
+    bool ok = u.IsDefined();
+    if (u.IsDefined() && (!u.IsSequence() || u.size() != 2)) {
+      r.problem(u, path + ".uniform", "expected [min, max], got " + YamlReader::node_kind(u));
+      ok = false;
+    } else if (u.IsDefined()) {
+      const auto lo = length(u[0], path + ".uniform[0]"), hi = length(u[1], path + ".uniform[1]");
+      ok = lo && hi;
+      if (ok && *lo > *hi) {
+        r.problem(u, path + ".uniform",
+                  "min (" + std::to_string(*lo) + ") is larger than max (" + std::to_string(*hi) + ")");
+        ok = false;
+      }
+      if (ok) k.min = *lo, k.max = *hi;
+    }
+    sub.u64("seed", k.seed);
+    sub.finish();
+    if (ok) out = k;
+  } else {
+    r.problem(n, path,
+              "expected a length, a list of lengths (one per sequence) or {uniform: [min, max], seed: s}, got " +
+                  YamlReader::node_kind(n));
+  }
+}
+std::optional<core::KernelImpl> parse_impl(const std::string& s) { return kernels::parse_kernel_impl(s); }
 
 }  // namespace
 
@@ -103,6 +168,13 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   positive32("warps", w.warps);
   positive32("stages", w.stages);
   read_choice<core::CtaOrder>(m, "cta_order", w.cta_order, &parse_order, "row-major, head-major");
+  if (m.has("impl")) {
+    read_choice<core::KernelImpl>(m, "impl", w.impl, &parse_impl, "fa2, triton");
+    const kernels::KernelEntry* kernel = kernels::find_kernel(w.kernel);
+    const bool reads = kernel && std::find(kernel->keys.begin(), kernel->keys.end(), "impl") != kernel->keys.end();
+    m.check(reads || w.impl == core::KernelImpl::kFa2, "impl",
+            "selects flash2's implementation (fa2, triton); kernel '" + w.kernel + "' has one implementation");
+  }
   positive32("regs_per_thread", w.regs_per_thread);
   if (m.bytes("smem_per_cta", w.smem_per_cta)) m.require(w.smem_per_cta > 0, "smem_per_cta", "must be positive");
   if (m.u32("stack_frame_bytes", w.stack_frame_bytes)) {
@@ -113,6 +185,11 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
             "is modelled for the flash2 forward kernel only (kernel is '" + w.kernel + "')");
   }
   positive("num_splits", w.num_splits);
+  m.u64("page_size", w.page_size);
+  read_choice<core::PagePlacement>(m, "page_placement", w.page_placement, &parse_placement, "contiguous, shuffled");
+  m.u64("page_seed", w.page_seed);
+  const bool has_lengths = m.has("kv_lengths");
+  if (has_lengths) read_kv_lengths(m, w.kv_lengths);
   if (m.bytes("sram_bytes", w.sram_bytes)) m.require(w.sram_bytes > 0, "sram_bytes", "must be positive");
   m.boolean("functional", w.functional);
   m.u64("seed", w.seed);
@@ -133,6 +210,37 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   if (w.kv_heads > 0 && w.heads > 0)
     m.check(w.heads % w.kv_heads == 0, has_kv ? "kv_heads" : "heads",
             "heads (" + std::to_string(w.heads) + ") must be a multiple of kv_heads (" + std::to_string(w.kv_heads) + ")");
+  // The paged-KV keys: only for a kernel that reads them (placement and seed do nothing with
+  // page_size 0, so that a sweep may put 0 on a page_size axis), one length per sequence, none
+  // beyond the cache capacity seq_kv (which defaults to the longest).
+  {
+    const kernels::KernelEntry* kernel = kernels::find_kernel(w.kernel);
+    auto reads = [&](std::string_view key) {
+      return kernel && std::find(kernel->keys.begin(), kernel->keys.end(), key) != kernel->keys.end();
+    };
+    for (const char* key : {"page_size", "page_placement", "page_seed", "kv_lengths"}) {
+      if (!m.has(key) || (std::string_view(key) == "page_size" && w.page_size == 0)) continue;
+      std::string readers;  // the kernels whose registry entries read the key
+      for (const auto& e : kernels::kernel_registry())
+        if (std::find(e.keys.begin(), e.keys.end(), std::string_view(key)) != e.keys.end())
+          readers += (readers.empty() ? "" : ", ") + std::string(e.name);
+      m.check(reads(key), key, "is read by " + readers + " only (kernel is '" + w.kernel + "')");
+    }
+    const core::KvLengths& k = w.kv_lengths;
+    if (has_lengths && k.kind == core::KvLengths::Kind::kList)
+      m.check(k.list.size() == w.batch, "kv_lengths",
+              "lists " + std::to_string(k.list.size()) + " lengths for batch " + std::to_string(w.batch) +
+                  " (one per sequence)");
+    const std::uint64_t longest = k.kind == core::KvLengths::Kind::kFixed  ? k.fixed
+                                  : k.kind == core::KvLengths::Kind::kUniform ? k.max
+                                  : k.list.empty() ? 0 : *std::max_element(k.list.begin(), k.list.end());
+    if (has_lengths && longest > 0) {
+      if (!m.has("seq_kv") && !m.has("seq")) w.seq_kv = longest;
+      m.check(longest <= w.seq_kv, "kv_lengths",
+              "the longest length (" + std::to_string(longest) + ") exceeds seq_kv (" + std::to_string(w.seq_kv) +
+                  "), the cache capacity; leave seq_kv out to size it to the longest");
+    }
+  }
   // Every tensor's byte count must fit in 64 bits: Q/O (seq_q x d), K/V (seq_kv x d), S/P (seq_q x seq_kv).
   std::uint64_t bh = 0, q = 0, kv = 0, s = 0, t = 0;
   const bool fits = mul(w.batch, w.heads, bh) && mul(bh, w.value_bytes(), bh) && mul(bh, w.seq_q, q) &&
@@ -224,10 +332,16 @@ std::string workload_to_yaml(const core::Workload& w) {
   opt("gemm_cluster", w.gemm_cluster);
   opt("warps", w.warps);
   opt("stages", w.stages);
+  if (w.impl != core::KernelImpl::kFa2) o << "impl: " << core::to_string(w.impl) << "\n";
   opt("regs_per_thread", w.regs_per_thread);
   opt("smem_per_cta", w.smem_per_cta);
   opt("stack_frame_bytes", w.stack_frame_bytes);
   opt("num_splits", w.num_splits);
+  opt("page_size", w.page_size);
+  if (w.page_placement != core::PagePlacement::kContiguous)
+    o << "page_placement: " << core::to_string(w.page_placement) << "\n";
+  if (w.page_seed != 1) o << "page_seed: " << w.page_seed << "\n";
+  if (const std::string k = core::to_string(w.kv_lengths); !k.empty()) o << "kv_lengths: " << k << "\n";
   opt("sram_bytes", w.sram_bytes);
   opt("working_set_bytes", w.working_set_bytes);
   opt("loads", w.loads);

@@ -40,6 +40,27 @@ struct L2Spec {
   Bytes tracking_bytes = 0;
 };
 
+// One MMA instruction flavour of the SM's tensor cores (device file: sm.mma.<flavour>). A tile MMA
+// of this flavour occupies the SM's tensor pipe for flops / (flops_per_cycle x dtype scale) cycles
+// (the pipe is shared by every flavour and every resident CTA), issues flops / (2 m n k)
+// instructions of issue_warps warps each, and completes latency_cycles after its last
+// instruction leaves the pipe (sim/engine/mma_pipe.*).
+struct MmaFlavourSpec {
+  bool present = false;             // the device file describes this flavour
+  double flops_per_cycle = 0;       // sustained dense fp16/bf16 FLOP per cycle per SM
+  double latency_cycles = 0;        // issue to result of one instruction
+  std::uint32_t m = 0, n = 0, k = 0;  // the instruction's shape at fp16 (for the issue count)
+  std::uint32_t issue_warps = 1;    // warps that issue one instruction together (mma.sync 1, wgmma 4)
+  double fp8_scale = 0;             // fp8 rate / fp16 rate (0: fp8 runs at the fp16 rate)
+  double tf32_scale = 0;            // tf32 (fp32 operands) rate / fp16 rate (0: the fp16 rate)
+};
+
+struct MmaFlavours {
+  MmaFlavourSpec mma_sync;  // warp-level mma.sync (sm_80+)
+  MmaFlavourSpec wgmma;     // warp-group wgmma.mma_async (sm_90a)
+  MmaFlavourSpec tcgen05;   // tcgen05.mma (sm_100a; no preset describes it yet)
+};
+
 struct SmSpec {
   std::uint32_t count = 1;                      // number of SMs (or cores)
   std::uint32_t warp_size = 32;
@@ -69,6 +90,7 @@ struct SmSpec {
   Bytes max_inflight_bytes_per_sm = 0;          // outstanding global-load bytes per SM (Little's law)
   Bytes max_inflight_bytes_per_warp = 0;        // outstanding global-load bytes per warp
   double load_bytes_per_cycle = 0;              // L1/LSU fill bandwidth per SM, bytes/cycle
+  MmaFlavours mma;                              // sm.mma: per-flavour tensor rates (absent: tensor_flops_per_cycle)
 };
 
 // Software-managed scratchpad devices (TPU-like): no caches, DMA between HBM and SRAM.

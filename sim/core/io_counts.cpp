@@ -290,13 +290,28 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
 std::vector<LaunchTraffic> flash_decode(const Workload& w, bool c) {
   // One CTA per (batch, head, split), on FA-2's packed view when a GQA group's query heads are
   // swapped into query rows: then K/V are read once per (batch, KV head, split), Q once per split.
+  // Per sequence b of len_b cached tokens (kv_lengths; seq_kv each by default): the CTAs of its
+  // non-empty splits read Q; K/V are read token by token whatever the page size, the tail of the
+  // last page predicated off (docs/kernels.md), so Σ_b len_b rows per (b, head) CTA row.
   const Shape s = shape_of(packed_query_groups(w, true));
   const std::uint64_t q_row = s.d * s.v, splits = w.num_splits;
+  const std::uint64_t bps = ceil_div(ceil_div(w.seq_kv, w.block_n), splits);
+  std::uint64_t tokens = 0, live_splits = 0;  // Σ_b len_b, Σ_b (splits holding a block)
+  for (std::uint64_t len : sequence_kv_lengths(w)) {
+    tokens += len;
+    live_splits += std::min(splits, ceil_div(ceil_div(len, w.block_n), bps));
+  }
   std::vector<LaunchTraffic> out;
   LaunchTraffic sp = launch("flash_decode_split");
-  sp.traffic[Tensor::kQ].read = s.bh() * (c ? 1 : splits) * s.nq * q_row;
-  sp.traffic[Tensor::kK].read = (c ? s.bg() : s.bh()) * s.nkv * q_row;
+  sp.traffic[Tensor::kQ].read = s.h * (c ? s.b : live_splits) * s.nq * q_row;
+  sp.traffic[Tensor::kK].read = (c ? s.g : s.h) * tokens * q_row;
   sp.traffic[Tensor::kV].read = sp.traffic[Tensor::kK].read;
+  if (splits == 1) {  // FA-2: no combine launch; the split kernel writes O and the fp32 LSE
+    sp.traffic[Tensor::kO].write = s.bh() * s.nq * q_row;
+    sp.traffic[Tensor::kLse].write = s.bh() * s.nq * kStatBytes;
+    out.push_back(sp);
+    return out;
+  }
   sp.traffic[Tensor::kOPartial].write = s.bh() * splits * s.nq * s.d * kAccBytes;
   sp.traffic[Tensor::kLsePartial].write = s.bh() * splits * s.nq * kStatBytes;
   out.push_back(sp);

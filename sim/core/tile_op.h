@@ -48,7 +48,23 @@ enum class OpKind : std::uint8_t {
   kWait,         // wait until at most `count` committed async groups are in flight
   kIssue,        // `count` thread instructions through the SM's warp schedulers (schedulers_per_sm
                  // warp instructions of warp_size threads per cycle): kernels bound by instruction issue
+  // Warp-specialized CTAs (sm_90; docs/architecture.md). mbarriers live in the CTA's shared memory,
+  // are numbered 0..n-1 and initialised with their arrival counts (KernelLaunch::mbarriers()).
+  kMbarArrive,   // mbarrier.arrive on `barrier`: `count` arrivals (0 counts as 1); with `tx_bytes` > 0
+                 // mbarrier.arrive.expect_tx: the current phase also expects that many transaction bytes
+  kMbarWait,     // mbarrier.try_wait.parity loop on `barrier`: blocks the warp group until phase `count`
+                 // (0, 1, 2, ... ; PTX passes its parity, count & 1) of the barrier has completed
+  kMmaCommit,    // wgmma.commit_group: closes the group of async MMAs issued since the last commit
+  kMmaWait,      // wgmma.wait_group N: blocks until at most `count` committed MMA groups are pending
+  kNamedSync,    // bar.sync `barrier`, `count`: waits until `count` threads (whole warp groups) arrived
+  kNamedArrive,  // bar.arrive `barrier`, `count`: arrives without waiting (producer side of a sync)
 };
+
+// Which tensor-core instruction a kMma compiles to; the engine times each flavour on the SM's
+// tensor pipe (kDefault: the device's one tensor rate, blocking).
+enum class MmaFlavour : std::uint8_t { kDefault, kMmaSync, kWgmma, kTcgen05 };
+
+constexpr std::uint8_t kNoBarrier = 0xff;  // TileOp::barrier of an op tied to no mbarrier
 
 enum class SmemPattern : std::uint8_t { kRowMajor, kPadded, kSwizzled };
 
@@ -61,17 +77,30 @@ struct TileOp {
   SmemPattern pattern = SmemPattern::kRowMajor;
   bool async = false;
   // kLoad, async: a TMA bulk copy (Hopper cp.async.bulk). Its bytes in flight are bounded by the
-  // kernel's pipeline (stages of commit/wait groups), not by the per-warp / per-SM in-flight
-  // allowances of ordinary loads, which the engine then does not charge.
+  // kernel's pipeline (stages of commit/wait groups, or mbarriers), not by the per-warp / per-SM
+  // in-flight allowances of ordinary loads, which the engine then does not charge.
   bool bulk = false;
+  // kMma: the instruction it compiles to; with `async` (wgmma) the MMA occupies the tensor pipe
+  // but does not block its warp group (kMmaCommit / kMmaWait order it).
+  MmaFlavour flavour = MmaFlavour::kDefault;
+  // kMbarArrive, kMbarWait: the mbarrier; bulk kLoad: the mbarrier that receives complete_tx of
+  // its bytes when they have arrived (cp.async.bulk...mbarrier::complete_tx::bytes; kNoBarrier:
+  // none, commit/wait groups order it); kNamedSync / kNamedArrive: the named barrier (0..15).
+  std::uint8_t barrier = kNoBarrier;
+  // bulk kLoad in a thread-block cluster (LaunchShape::cluster_size > 1): bit r set = the bytes are
+  // delivered to (and complete_tx on `barrier` of) the cluster's CTA of rank r too, read once from
+  // L2 / HBM (.multicast::cluster). 0: this CTA only. Eight bits: the portable cluster size limit.
+  std::uint8_t multicast = 0;
   std::uint32_t rows = 0;
   std::uint32_t row_bytes = 0;
   Bytes addr = 0;
   Bytes row_stride = 0;
   std::uint32_t m = 0, n = 0, k = 0;
+  std::uint32_t tx_bytes = 0;  // kMbarArrive: transaction bytes the phase expects (expect_tx)
   std::uint64_t count = 0;
 
   Bytes bytes() const { return static_cast<Bytes>(rows) * row_bytes; }
 };
+static_assert(sizeof(TileOp) == 56, "TileOp grew: the engine copies op streams per step");
 
 }  // namespace attnsim::core

@@ -11,13 +11,8 @@ template <typename Visit>
 void for_each_op(const KernelLaunch& launch, Visit&& visit) {
   std::vector<TileOp> ops;
   const std::uint64_t ctas = launch.shape().num_ctas();
-  for (std::uint64_t cta = 0; cta < ctas; ++cta) {
-    for (std::uint64_t step = 0;; ++step) {
-      ops.clear();
-      if (!launch.emit_step(cta, step, ops)) break;
-      for (const TileOp& op : ops) visit(op);
-    }
-  }
+  const std::size_t groups = launch.warp_groups().size();
+  for (std::uint64_t cta = 0; cta < ctas; ++cta) for_each_cta_op(launch, groups, cta, ops, visit);
 }
 
 using Intervals = std::vector<std::pair<Bytes, Bytes>>;  // [begin, end)

@@ -9,12 +9,56 @@ const std::vector<std::string_view>& workload_keys() {
       "block_n",    "block_k",      "warps",           "stages",       "cta_order",  "regs_per_thread",
       "smem_per_cta", "num_splits", "sram_bytes",      "functional",   "seed",       "working_set_bytes",
       "loads",      "programs",     "bytes_per_step",  "total_bytes", "gemm_cluster",
-      "stack_frame_bytes", "sim.mode"};
+      "stack_frame_bytes", "page_size", "page_placement", "page_seed", "kv_lengths",
+      "impl", "sim.mode"};
   return keys;
 }
 
 std::string_view to_string(Pass p) { return p == Pass::kFwd ? "fwd" : "fwdbwd"; }
 std::string_view to_string(CtaOrder o) { return o == CtaOrder::kRowMajor ? "row-major" : "head-major"; }
+std::string_view to_string(PagePlacement p) { return p == PagePlacement::kContiguous ? "contiguous" : "shuffled"; }
+
+std::string to_string(const KvLengths& k) {
+  switch (k.kind) {
+    case KvLengths::Kind::kFixed:
+      return k.fixed ? std::to_string(k.fixed) : "";
+    case KvLengths::Kind::kUniform:
+      return "{uniform: [" + std::to_string(k.min) + ", " + std::to_string(k.max) + "], seed: " +
+             std::to_string(k.seed) + "}";
+    case KvLengths::Kind::kList: {
+      std::string s = "[";
+      for (std::size_t i = 0; i < k.list.size(); ++i) s += (i ? ", " : "") + std::to_string(k.list[i]);
+      return s + "]";
+    }
+  }
+  return "";
+}
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+std::vector<std::uint64_t> sequence_kv_lengths(const Workload& w) {
+  const KvLengths& k = w.kv_lengths;
+  switch (k.kind) {
+    case KvLengths::Kind::kList:
+      return k.list;
+    case KvLengths::Kind::kUniform: {
+      std::vector<std::uint64_t> out(w.batch);
+      std::uint64_t state = k.seed;
+      const std::uint64_t span = k.max - k.min + 1;  // min <= max (validated)
+      for (auto& n : out) n = k.min + (span ? splitmix64(state) % span : splitmix64(state));
+      return out;
+    }
+    case KvLengths::Kind::kFixed:
+      break;
+  }
+  return std::vector<std::uint64_t>(w.batch, k.fixed ? k.fixed : w.seq_kv);
+}
+std::string_view to_string(KernelImpl i) { return i == KernelImpl::kFa2 ? "fa2" : "triton"; }
 std::string_view to_string(SimMode m) { return m == SimMode::kFull ? "full" : "sampled"; }
 
 bool packs_query_groups(const Workload& w) {

@@ -18,6 +18,21 @@ enum class CtaOrder : std::uint8_t { kRowMajor, kHeadMajor };
 // sim.mode: simulate every op (full) or a detected steady state and extrapolate (sampled;
 // docs/sampling.md).
 enum class SimMode : std::uint8_t { kFull, kSampled };
+// Where a paged K/V cache's pages sit in its page pool: in sequence order, or permuted.
+enum class PagePlacement : std::uint8_t { kContiguous, kShuffled };
+
+// The cached key/value tokens of each sequence (flash_decode): all `fixed` (0 = seq_kv), drawn
+// uniformly from [min, max] with `seed`, or one per sequence from `list`.
+struct KvLengths {
+  enum class Kind : std::uint8_t { kFixed, kUniform, kList };
+  Kind kind = Kind::kFixed;
+  std::uint64_t fixed = 0;
+  std::uint64_t min = 0, max = 0, seed = 1;
+  std::vector<std::uint64_t> list;
+};
+// Which implementation of a kernel's algorithm (flash2: the Dao-AILab CUDA kernel or a Triton
+// kernel of the Triton tutorial's structure); they compile to different MMA instructions.
+enum class KernelImpl : std::uint8_t { kFa2, kTriton };
 
 struct Workload {
   std::string kernel = "flash2";   // standard, flash1, flash2, flash_decode, pointer_chase, stream_read
@@ -38,10 +53,17 @@ struct Workload {
   std::uint32_t warps = 0;
   std::uint32_t stages = 0;
   CtaOrder cta_order = CtaOrder::kRowMajor;
+  KernelImpl impl = KernelImpl::kFa2;  // flash2: fa2 (Dao-AILab CUDA) or triton
   std::uint32_t regs_per_thread = 0;   // 0 = kernel's estimate
   Bytes smem_per_cta = 0;              // 0 = kernel's formula
   std::uint32_t stack_frame_bytes = 0; // flash2 forward: local memory per thread (ptxas "bytes stack frame"); 0 = none
   std::uint64_t num_splits = 0;        // flash_decode; 0 = automatic
+  // flash_decode's K/V cache: tokens per page of the block table (0 = one contiguous
+  // [batch, kv_heads, seq_kv, d] cache), the pages' placement in the pool, and the lengths.
+  std::uint64_t page_size = 0;
+  PagePlacement page_placement = PagePlacement::kContiguous;
+  std::uint64_t page_seed = 1;         // kShuffled: the permutation's seed
+  KvLengths kv_lengths;                // seq_kv is then the cache capacity (the longest allowed)
   // flash2 backward tile and warps, resolved from FA-2's launch template (flash_bwd_launch_template.h)
   // for head_dim and the device's per-block shared memory; not workload keys (0 = unresolved:
   // the closed forms then use block_m, block_n).
@@ -71,6 +93,17 @@ const std::vector<std::string_view>& workload_keys();
 std::string_view to_string(Pass p);
 std::string_view to_string(CtaOrder o);
 std::string_view to_string(SimMode m);
+std::string_view to_string(PagePlacement p);
+// The YAML text of kv_lengths as a workload file writes it: `N`, `[a, b, c]`,
+// `{uniform: [min, max], seed: s}`; "" for the default (every sequence seq_kv).
+std::string to_string(const KvLengths& k);
+
+// The KV length of each of the `batch` sequences: deterministic (the uniform draw is SplitMix64
+// from the seed, the same on every platform), each at most seq_kv for a valid workload.
+std::vector<std::uint64_t> sequence_kv_lengths(const Workload& w);
+// SplitMix64: the generator of kv_lengths' uniform draw and of the shuffled page placement.
+std::uint64_t splitmix64(std::uint64_t& state);
+std::string_view to_string(KernelImpl i);
 
 // FlashAttention-2's decode path (flash_api.cpp, mha_fwd: "seqlenq_ngroups_swapped"): one query
 // token per sequence with more query heads than KV heads (head_dim a multiple of 8) is run with

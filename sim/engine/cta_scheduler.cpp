@@ -42,6 +42,19 @@ core::OccupancyResult place(const core::DeviceSpec& d, const core::LaunchShape& 
 }  // namespace
 
 CtaScheduler::CtaScheduler(const core::DeviceSpec& device, const core::LaunchShape& shape)
-    : occupancy_(place(device, shape)), slots_per_sm_(occupancy_.active_blocks), num_ctas_(shape.num_ctas()) {}
+    : occupancy_(place(device, shape)), slots_per_sm_(occupancy_.active_blocks), num_ctas_(shape.num_ctas()),
+      cluster_size_(std::max<std::uint32_t>(1, shape.cluster_size)) {
+  if (cluster_size_ == 1) return;
+  const std::uint64_t slots = static_cast<std::uint64_t>(slots_per_sm_) * device.sm.count;
+  std::string why;
+  if (cluster_size_ > 8) why = "cluster_size " + std::to_string(cluster_size_) + " is over the portable limit 8";
+  else if (num_ctas_ % cluster_size_ != 0)
+    why = "the grid of " + std::to_string(num_ctas_) + " CTAs is not a multiple of cluster_size " +
+          std::to_string(cluster_size_);
+  else if (slots < cluster_size_)
+    why = "a cluster of " + std::to_string(cluster_size_) + " CTAs does not fit on the device's " +
+          std::to_string(slots) + " CTA slots";
+  if (!why.empty()) throw core::ConfigError(core::ConfigProblem{device.source_file, 0, "launch", why});
+}
 
 }  // namespace attnsim::engine

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 
 #include "sim/core/device_spec.h"
 #include "sim/core/occupancy.h"
@@ -15,7 +16,7 @@ namespace attnsim::engine {
 
 class CtaScheduler {
  public:
-  // Throws core::ConfigError if a CTA cannot be placed on the device at all.
+  // Throws core::ConfigError if a CTA (or a cluster) cannot be placed on the device at all.
   CtaScheduler(const core::DeviceSpec& device, const core::LaunchShape& shape);
 
   const core::OccupancyResult& occupancy() const { return occupancy_; }
@@ -33,6 +34,16 @@ class CtaScheduler {
     for (std::uint32_t k = 0; k < slots_per_sm_; ++k)
       for (std::uint32_t m = 0; m < sms; ++m) f(m * slots_per_sm_ + k, m);
   }
+  // Thread-block clusters (LaunchShape::cluster_size > 1) are placed all or none: free slots wait
+  // in a pool (in the order they were freed) until a whole cluster fits.
+  std::uint32_t cluster_size() const { return cluster_size_; }
+  void free_slot(std::uint32_t slot) { pool_.push_back(slot); }
+  bool cluster_fits() const { return has_next() && pool_.size() >= cluster_size_; }
+  std::uint32_t take_slot() {  // precondition: cluster_fits()
+    const std::uint32_t s = pool_.front();
+    pool_.pop_front();
+    return s;
+  }
   // Grid size over the CTAs resident at once on `sms` SMs.
   double waves(std::uint32_t sms) const {
     return static_cast<double>(num_ctas_) / (static_cast<double>(slots_per_sm_) * static_cast<double>(sms));
@@ -44,6 +55,8 @@ class CtaScheduler {
   std::uint64_t num_ctas_ = 0;
   std::uint64_t next_ = 0;
   std::uint64_t retired_ = 0;
+  std::uint32_t cluster_size_ = 1;
+  std::deque<std::uint32_t> pool_;
 };
 
 }  // namespace attnsim::engine

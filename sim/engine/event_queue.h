@@ -18,7 +18,7 @@
 namespace attnsim::engine {
 
 enum class EventKind : std::uint8_t {
-  kResume,  // a CTA slot continues executing its ops
+  kResume,  // a warp group of a CTA slot continues executing its ops
   kCredit,  // a chunk of a slot's global loads completed: return in-flight credits
   kSample,  // take one time-series sample
 };
@@ -26,7 +26,7 @@ enum class EventKind : std::uint8_t {
 struct Event {
   double time = 0;          // SM cycles
   std::uint64_t seq = 0;    // insertion order, breaks ties
-  std::uint64_t bytes = 0;  // kCredit: bytes to return
+  std::uint64_t bytes = 0;  // kCredit: bytes to return; kResume: the warp group
   std::uint32_t slot = 0;   // CTA slot the event belongs to
   EventKind kind = EventKind::kResume;
 };

@@ -1,10 +1,13 @@
+// One launch's event loop: dispatch of CTAs and clusters, the warp groups' op streams, op timing.
 #include "sim/engine/launch_simulator.h"
 
+#include <array>
 #include <algorithm>
 #include <sstream>
 #include <string>
 
 #include "sim/core/errors.h"
+#include "sim/engine/mma_timing.h"
 
 namespace attnsim::engine {
 
@@ -38,6 +41,16 @@ LaunchSimulator<Memory>::LaunchSimulator(const core::DeviceSpec& device, const c
       series_(options.sample_period_ns <= 0 ? 0.0 : options.sample_period_ns * device.clock_ghz) {
   sms_.assign(device.sm.count, Sm::from_spec(device));
   slots_.resize(static_cast<std::size_t>(device.sm.count) * slots_per_sm_);
+  groups_ = launch.warp_groups();
+  mbar_counts_ = launch.mbarriers();
+  check_groups();
+  const std::uint32_t warp = device.sm.warp_size ? device.sm.warp_size : 32;
+  for (CtaSlot& s : slots_) {
+    s.groups.resize(groups_.size());
+    for (std::size_t g = 0; g < groups_.size(); ++g)
+      s.groups[g].threads = groups_.size() == 1 ? shape_.threads_per_cta : groups_[g].warps * warp;
+    s.mbarriers.resize(mbar_counts_.size());
+  }
   record_blocking_ = shape_.timed_loads > 0;
   if (options.sampled) init_sampler();
   queue_.reserve(slots_.size() * 4 + 16);
@@ -45,10 +58,13 @@ LaunchSimulator<Memory>::LaunchSimulator(const core::DeviceSpec& device, const c
 
 template <class Memory>
 core::KernelResult LaunchSimulator<Memory>::run() {
+  const bool clusters = scheduler_.cluster_size() > 1;
   scheduler_.for_each_slot_in_wave_order(static_cast<std::uint32_t>(sms_.size()), [&](std::uint32_t slot, std::uint32_t sm) {
     slots_[slot].sm = sm;
-    if (scheduler_.has_next()) dispatch(slot, 0);
+    if (clusters) scheduler_.free_slot(slot);
+    else if (scheduler_.has_next()) dispatch(slot, 0);
   });
+  if (clusters) place_clusters(0);
   if (scheduler_.num_ctas() > 0) queue_.push(series_.period(), EventKind::kSample, 0);
   const bool report = static_cast<bool>(options_.progress);
   std::uint64_t next_report = std::max<std::uint64_t>(1, options_.progress_every_events);
@@ -62,14 +78,17 @@ core::KernelResult LaunchSimulator<Memory>::run() {
     }
     switch (e.kind) {
       case EventKind::kResume:
-        advance(e.slot, e.time);
+        advance(e.slot, static_cast<std::uint32_t>(e.bytes), e.time);
         break;
       case EventKind::kCredit:
         return_credit(e.slot, e.bytes, e.time);
         break;
       case EventKind::kSample:
         take_sample(e.time);
-        if (!scheduler_.done()) queue_.push(e.time + series_.period(), EventKind::kSample, 0);
+        if (scheduler_.done()) break;
+        // Nothing left to wake a warp group: every one waits on a barrier no one will arrive at.
+        if (queue_.empty()) stall("no event left while CTAs are unfinished (deadlock)", e.time);
+        queue_.push(e.time + series_.period(), EventKind::kSample, 0);
         break;
     }
   }
@@ -84,19 +103,34 @@ void LaunchSimulator<Memory>::dispatch(std::uint32_t slot, double now) {
   CtaSlot& s = slots_[slot];
   s.cta = scheduler_.take_next();
   s.active = true;
-  s.ops.clear();
-  s.pc = 0;
-  s.step = 0;
-  s.load_in_progress = false;
+  for (WarpGroup& g : s.groups) g.reset();
+  s.groups_left = static_cast<std::uint32_t>(s.groups.size());
+  s.credit_waiters = 0;
+  for (std::size_t b = 0; b < s.mbarriers.size(); ++b) s.mbarriers[b].init(mbar_counts_[b]);
+  s.named = {};
   s.waiting_credit = false;
-  s.open_group = 0;
-  s.group_head = s.group_count = 0;
   s.credit_balance = 0;
   s.balance_t = now;
   Sm& sm = sms_[s.sm];
   sm.set_warps(sm.warps + warps_per_cta_, now);
   if (sampler_.enabled() && sampled_dispatch(slot, now)) return;  // skipped whole: its slot is held
-  queue_.push(now, EventKind::kResume, slot);
+  for (std::uint32_t g = 0; g < s.groups.size(); ++g) queue_.push(now, EventKind::kResume, slot, g);
+}
+
+// Places whole clusters on the free slots while the next one fits (cluster_size > 1).
+template <class Memory>
+void LaunchSimulator<Memory>::place_clusters(double now) {
+  const std::uint32_t n = scheduler_.cluster_size();
+  while (scheduler_.cluster_fits()) {
+    std::array<std::uint32_t, CtaSlot::kMaxCluster> members{};
+    for (std::uint32_t r = 0; r < n; ++r) members[r] = scheduler_.take_slot();
+    for (std::uint32_t r = 0; r < n; ++r) {
+      CtaSlot& s = slots_[members[r]];
+      s.cluster_slots = members;
+      dispatch(members[r], now);
+      s.cluster_base = s.cta - r;
+    }
+  }
 }
 
 template <class Memory>
@@ -108,7 +142,12 @@ void LaunchSimulator<Memory>::retire(std::uint32_t slot, double now) {
   if (sampler_.enabled()) sampler_.end_cta(slot, now);
   scheduler_.retire_one();
   end_time_ = std::max(end_time_, now);
-  if (scheduler_.has_next()) dispatch(slot, now);
+  if (scheduler_.cluster_size() > 1) {
+    scheduler_.free_slot(slot);
+    place_clusters(now);
+  } else if (scheduler_.has_next()) {
+    dispatch(slot, now);
+  }
 }
 
 template <class Memory>
@@ -124,8 +163,12 @@ void LaunchSimulator<Memory>::stall(const std::string& why, double now) const {
     const CtaSlot& s = slots_[i];
     if (!s.active) continue;
     ++shown;
-    os << "; slot " << i << ": CTA " << s.cta << " step " << s.step << " op " << s.pc << "/" << s.ops.size()
-       << (s.waiting_credit ? " waiting for load credits" : "") << " groups in flight " << s.group_count;
+    os << "; slot " << i << ": CTA " << s.cta << (s.waiting_credit ? " waiting for load credits" : "");
+    for (std::size_t g = 0; g < s.groups.size(); ++g) {
+      const WarpGroup& w = s.groups[g];
+      os << (s.groups.size() > 1 ? " group " + std::to_string(g) + ":" : "") << " step " << w.step << " op " << w.pc
+         << "/" << w.ops.size() << (w.finished ? " finished" : "") << " groups in flight " << w.copies.count();
+    }
   }
   throw core::SimError(os.str());
 }
@@ -137,75 +180,90 @@ void LaunchSimulator<Memory>::return_credit(std::uint32_t slot, core::Bytes byte
   if (credits_.dither()) credits_.account(s, now);
   s.inflight -= bytes;
   sm.inflight -= bytes;
-  if (s.waiting_credit && credits_.room(s, sm) >= s.credit_need) advance(slot, now);
+  if (s.waiting_credit && credits_.room(s, sm) >= s.credit_need) resume_credit(slot, now);
   if (credits_.sm_limited() && sm.waiting > 0)  // another CTA on this SM may wait for the SM's allowance
-    credits_.wake_waiting(sm, s.sm, slot, slots_.data(), [&](std::uint32_t k) { advance(k, now); });
+    credits_.wake_waiting(sm, s.sm, slot, slots_.data(), [&](std::uint32_t k) { resume_credit(k, now); });
 }
 
 template <class Memory>
-void LaunchSimulator<Memory>::advance(std::uint32_t slot, double now) {
+void LaunchSimulator<Memory>::resume_credit(std::uint32_t slot, double now) {
   CtaSlot& s = slots_[slot];
+  if (credits_.dither()) credits_.account(s, now);
+  credits_.set_waiting(slot, s, sms_[s.sm], false);
+  for (std::uint32_t m = s.credit_waiters; m != 0; m &= m - 1) {
+    s.credit_waiters &= ~(m & (~m + 1));
+    advance(slot, static_cast<std::uint32_t>(__builtin_ctz(m)), now);
+  }
+}
+
+template <class Memory>
+void LaunchSimulator<Memory>::advance(std::uint32_t slot, std::uint32_t gi, double now) {
+  CtaSlot& s = slots_[slot];
+  WarpGroup& g = s.groups[gi];
   Sm& sm = sms_[s.sm];
   if (sampler_.enabled() && sampler_.phantom(slot)) {
     retire(slot, now);
     return;
   }
-  if (s.waiting_credit) {
-    if (credits_.dither()) credits_.account(s, now);
-    credits_.set_waiting(slot, s, sm, false);
-  }
   for (;;) {
     check_progress(now);
-    if (s.pc >= s.ops.size()) {
-      s.ops.clear();
-      s.pc = 0;
-      if (!launch_.emit_step(s.cta, s.step, s.ops)) {
-        if (sampler_.enabled() && sampled_sleep(slot, sampler_.finish_cta(slot, now), now)) return;
-        retire(slot, now);
+    if (g.pc >= g.ops.size()) {
+      g.ops.clear();
+      g.pc = 0;
+      if (!launch_.emit_group_step(s.cta, gi, g.step, g.ops)) {
+        g.finished = true;
+        if (sample_steps_ && sampled_sleep(slot, sampler_.finish_cta(slot, now), now)) return;
+        if (--s.groups_left == 0) retire(slot, now);
         return;
       }
       if (local_stride_ != 0)
-        for (core::TileOp& o : s.ops)
+        for (core::TileOp& o : g.ops)
           if (o.tensor == core::Tensor::kLocal) o.addr += static_cast<core::Bytes>(slot) * local_stride_;
-      ++s.step;
-      if (sampler_.enabled() && sampled_step(slot, s, now)) return;
+      ++g.step;
+      if (sample_steps_ && sampled_step(slot, g, now)) return;
       continue;
     }
-    const double done = execute(slot, s, sm, s.ops[s.pc], now);
-    if (done < 0) return;  // out of load credits: a kCredit event resumes us
-    ++s.pc;
+    const double done = execute(slot, s, gi, g, sm, g.ops[g.pc], now);
+    if (done < 0) return;  // blocked: out of load credits, or in a barrier; resumed by its release
+    ++g.pc;
     if (sampler_.enabled()) sampler_.note_simulated_op();
     guard_.note_progress();
     if (done > now) {
-      queue_.push(done, EventKind::kResume, slot);
+      queue_.push(done, EventKind::kResume, slot, gi);
       return;
     }
   }
 }
 
-// Runs op (s.ops[s.pc]) of the CTA in `slot` at `now`; returns when the CTA may go on, or -1
-// when a load waits for credits.
+// Runs op (g.ops[g.pc]) of warp group gi of the CTA in `slot` at `now`; returns when the group
+// may go on, or -1 when it blocks (a load waiting for credits, a barrier).
 template <class Memory>
-double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, const core::TileOp& op, double now) {
+double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uint32_t gi, WarpGroup& g, Sm& sm,
+                                        const core::TileOp& op, double now) {
   double done = now;
   switch (op.kind) {
     case core::OpKind::kLoad: {
-      if (!s.load_in_progress) {
-        s.load_in_progress = true;
-        s.load_row = 0;
-        s.load_off = 0;
-        s.load_done = now;
+      if (!g.load_in_progress) {
+        g.load_in_progress = true;
+        g.load_row = 0;
+        g.load_off = 0;
+        g.load_done = now;
       }
       if (sampler_.enabled()) sampler_.before_access(memory_count());
-      const bool issued = access_.load(slot, s, sm, now);
+      const bool issued = access_.load(slot, s, g, sm, now);
       if (sampler_.enabled()) sampler_.after_access(slot, op, memory_count(), issued);
-      if (!issued) return -1;
-      s.load_in_progress = false;
+      if (!issued) {
+        s.credit_waiters |= 1u << gi;
+        return -1;
+      }
+      g.load_in_progress = false;
       stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
-      if (op.async) {
-        s.open_group = std::max(s.open_group, s.load_done);
+      if (op.bulk && op.barrier != core::kNoBarrier) {
+        complete_tx(s, op, g.load_done);  // TMA: the bytes complete_tx on the mbarrier(s)
+      } else if (op.async) {
+        g.open_group = std::max(g.open_group, g.load_done);
       } else {
-        done = s.load_done;
+        done = g.load_done;
         if (record_blocking_) blocking_done_.push_back(done);
       }
       break;
@@ -231,7 +289,9 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, 
       const double flops = 2.0 * op.m * op.n * op.k;
       stats_.flops += flops;
       stats_.mma_flops += flops;
-      done = sm.tensor.serve(now, flops);
+      const double ready = time_mma(sm, device_.sm, op, shape_.mma_dtype, now);
+      if (op.async) g.open_mma = std::max(g.open_mma, ready);  // wgmma: ordered by kMmaCommit / kMmaWait
+      else done = ready;
       break;
     }
     case core::OpKind::kExp:
@@ -248,117 +308,41 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, Sm& sm, 
       stats_.issue_ops += static_cast<double>(op.count);
       done = sm.issue.serve(now, static_cast<double>(op.count));
       break;
-    case core::OpKind::kBarrier:
-      done = now + kBarrierCycles;
+    case core::OpKind::kBarrier:  // __syncthreads: bar.sync 0 over the whole CTA
+      done = s.groups.size() == 1 ? now + kBarrierCycles : named_sync(slot, s, gi, 0, 0, true, now);
       break;
     case core::OpKind::kCommit:
-      if (s.group_count == kMaxAsyncGroups)
+    case core::OpKind::kMmaCommit: {
+      const bool mma = op.kind == core::OpKind::kMmaCommit;
+      AsyncGroups& groups = mma ? g.mmas : g.copies;
+      if (groups.full())
         throw core::SimError("launch '" + launch_.name() + "': more than " + std::to_string(kMaxAsyncGroups) +
-                             " committed async-copy groups in flight in CTA " + std::to_string(s.cta));
-      s.groups[(s.group_head + s.group_count) % kMaxAsyncGroups] = s.open_group;
-      ++s.group_count;
-      if (sampler_.enabled() && s.open_group > 0) sampler_.note_group(slot, s.open_group - now);
-      s.open_group = 0;
+                             " committed async " + (mma ? "MMA" : "copy") + " groups in flight in CTA " +
+                             std::to_string(s.cta));
+      double& open = mma ? g.open_mma : g.open_group;
+      if (sample_steps_ && !mma && open > 0) sampler_.note_group(slot, open - now);
+      groups.commit(open);
+      open = 0;
       break;
+    }
     case core::OpKind::kWait:
-      while (s.group_count > op.count) {
-        done = std::max(done, s.groups[s.group_head]);
-        s.group_head = (s.group_head + 1) % kMaxAsyncGroups;
-        --s.group_count;
-      }
+      done = g.copies.wait(op.count, now);
+      break;
+    case core::OpKind::kMmaWait:
+      done = g.mmas.wait(op.count, now);
+      break;
+    case core::OpKind::kMbarArrive:
+      mbar_arrive(s, op, now);
+      break;
+    case core::OpKind::kMbarWait:
+      done = mbar_wait(slot, s, gi, op, now);
+      break;
+    case core::OpKind::kNamedSync:
+    case core::OpKind::kNamedArrive:
+      done = named_sync(slot, s, gi, op.barrier, op.count, op.kind == core::OpKind::kNamedSync, now);
       break;
   }
   return done;
-}
-
-template <class Memory>
-void LaunchSimulator<Memory>::take_sample(double now) {
-  SampleSeries::Sample x;
-  x.t = now;
-  x.dram_bytes = static_cast<double>(memory_.hbm().bytes_read() + memory_.hbm().bytes_written());
-  x.lts_bytes = static_cast<double>(memory_.counters().lts_bytes);
-  std::uint64_t warps = 0;
-  for (const Sm& sm : sms_) warps += sm.warps;
-  const double peak = static_cast<double>(device_.sm.max_warps_per_sm) * static_cast<double>(sms_.size());
-  x.warps_pct = peak > 0 ? 100.0 * static_cast<double>(warps) / peak : 0;
-  series_.record(x);
-}
-
-template <class Memory>
-void LaunchSimulator<Memory>::report_progress(double now, bool done) const {
-  const std::string name = launch_.name();  // outlives the call
-  LaunchProgress p;
-  p.name = name;
-  p.ctas_retired = scheduler_.retired();
-  p.ctas = scheduler_.num_ctas();
-  p.events = stats_.events;
-  p.cycles = now;
-  p.done = done;
-  options_.progress(p);
-}
-
-template <class Memory>
-BusyCycles LaunchSimulator<Memory>::busy_cycles() const {
-  auto pipe = [](double units, double per_cycle) { return per_cycle > 0 ? units / per_cycle : 0.0; };
-  const core::SmSpec& sm = device_.sm;
-  BusyCycles b;
-  b.dram = memory_.hbm().busy_cycles();
-  b.l2 = memory_.l2_busy_cycles();
-  b.dma = memory_.dma_busy_cycles();
-  b.lsu = pipe(static_cast<double>(stats_.lsu_bytes), sm.load_bytes_per_cycle);
-  b.smem = static_cast<double>(stats_.wavefronts);  // one wavefront per cycle
-  b.tensor = pipe(stats_.mma_flops, sm.tensor_flops_per_cycle);
-  b.fp32 = pipe(stats_.fp32_ops, sm.fp32_flops_per_cycle);
-  b.sfu = pipe(stats_.exp_ops, sm.exp_per_cycle);
-  b.issue = pipe(stats_.issue_ops, static_cast<double>(std::max(1u, sm.schedulers_per_sm)) * std::max(1u, sm.warp_size));
-  return b;
-}
-
-template <class Memory>
-core::KernelResult LaunchSimulator<Memory>::results(double end) {
-  for (Sm& sm : sms_) sm.set_warps(sm.warps, end);
-  if (sampler_.enabled()) add_skipped_stats();
-  const BusyCycles busy = busy_cycles();
-  // Dirty lines count as this launch's DRAM writes unless the device asks for Nsight Compute
-  // accounting (l2.count_final_writeback: false), which stops counting when the kernel ends.
-  if (device_.l2.count_final_writeback) memory_.flush(end);
-  if (series_.samples().empty() || series_.samples().back().t < end) take_sample(end);
-
-  core::KernelResult r;
-  r.name = launch_.name();
-  r.occupancy_limiter = scheduler_.occupancy().limiter;
-  r.tensors = memory_.traffic();
-  LaunchTotals t;
-  t.stats = stats_;
-  t.cycles = end;
-  t.time_ns = device_.cycles_to_ns(end);
-  t.dram_read = r.tensors.dram.total_read();
-  t.dram_write = r.tensors.dram.total_write();
-  t.memory = memory_.counters();
-  for (const Sm& sm : sms_) {
-    t.warps_integral += sm.warps_integral;
-    t.active_cycles += sm.active_cycles;
-  }
-  t.max_warps_per_sm = device_.sm.max_warps_per_sm ? device_.sm.max_warps_per_sm : 1;
-  t.occupancy = scheduler_.occupancy();
-  t.busy = busy;
-  t.threads_per_cta = shape_.threads_per_cta;
-  t.regs_per_thread = shape_.regs_per_thread;
-  t.smem_per_cta = shape_.smem_per_cta();
-  t.ctas = scheduler_.num_ctas();
-  t.waves = scheduler_.waves(static_cast<std::uint32_t>(sms_.size()));
-  if (record_blocking_ && !blocking_done_.empty()) {
-    // The timed loads are the last timed_loads blocking loads (e.g. pointer_chase's warm
-    // traversal before them is not timed, as in the benchmark).
-    const std::size_t n = blocking_done_.size();
-    const std::size_t timed = std::min<std::size_t>(n, shape_.timed_loads);
-    const double start = n > timed ? blocking_done_[n - timed - 1] : 0.0;
-    t.cycles_per_load = (blocking_done_.back() - start) / static_cast<double>(timed);
-  }
-  if (sampler_.enabled()) sampler_.finish(t, r.tensors, busy.dram);
-  r.totals = t;  // sim/io names them (io::launch_metrics)
-  r.series = series_.to_rates(device_);
-  return r;
 }
 
 template class LaunchSimulator<MemorySystem>;

@@ -1,9 +1,10 @@
 // One kernel launch on one device: the event loop that runs the launch's CTAs on the SMs' pipes
 // and the memory system. Its parts: Sm (pipes, issue slots, resident warps), CtaScheduler
-// (placement, waves), CtaSlot (a resident CTA), LoadCredits (in-flight allowances), TileAccess
-// (line / block issue of loads and stores), LaunchStats (counters, series),
-// ProgressGuard. Leaves out warp scheduling inside a CTA (a CTA executes its tile ops in order),
-// instruction issue limits, and dispatch latency of CTAs.
+// (placement, waves, clusters), CtaSlot (a resident CTA) and its WarpGroups (one in-order op
+// stream each), Mbarrier / NamedBarrier, LoadCredits (in-flight allowances), TileAccess (line /
+// block issue of loads and stores), LaunchStats (counters, series), ProgressGuard. The
+// synchronization ops between warp groups are in launch_sync.cpp. Leaves out warp scheduling
+// inside a warp group (a group executes its tile ops in order) and dispatch latency of CTAs.
 //
 // Timing of a tile load: its 128-B line pieces are issued at the current time through the
 // SM's LSU (load_bytes_per_cycle) and timed analytically through L1/L2/HBM (MemorySystem); a
@@ -33,6 +34,7 @@
 #include "sim/engine/shared_memory_banks.h"
 #include "sim/engine/sm.h"
 #include "sim/engine/tile_access.h"
+#include "sim/engine/warp_group.h"
 
 namespace attnsim::engine {
 
@@ -40,7 +42,7 @@ template <class Memory>
 class LaunchSimulator {
  public:
   static constexpr std::uint32_t kMaxAsyncGroups = CtaSlot::kMaxAsyncGroups;
-  static constexpr double kBarrierCycles = 4;  // __syncthreads of a resident CTA
+  static constexpr double kBarrierCycles = 4;  // __syncthreads / bar.sync once all threads arrived
   static constexpr core::Bytes kResumeLines = LoadCredits::kResumeLines;
 
   // Throws core::ConfigError if a CTA cannot be placed on the device at all.
@@ -51,9 +53,26 @@ class LaunchSimulator {
 
  private:
   void dispatch(std::uint32_t slot, double now);
-  void advance(std::uint32_t slot, double now);
-  double execute(std::uint32_t slot, CtaSlot& s, Sm& sm, const core::TileOp& op, double now);
+  void place_clusters(double now);
+  void advance(std::uint32_t slot, std::uint32_t group, double now);
+  void resume_credit(std::uint32_t slot, double now);  // the groups of `slot` waiting for credits
+  double execute(std::uint32_t slot, CtaSlot& s, std::uint32_t gi, WarpGroup& g, Sm& sm, const core::TileOp& op,
+                 double now);
   void retire(std::uint32_t slot, double now);
+  // launch_sync.cpp: the ops between warp groups (mbarriers, named barriers, multicast delivery).
+  // The waiting ones return when the group may go on, or -1 when it blocks (it is resumed,
+  // past the op, by the arrival that releases it).
+  void check_groups() const;  // warps and setmaxnreg budgets of launch_.warp_groups()
+  std::int64_t cluster_member(const CtaSlot& s, std::uint32_t rank) const;  // its slot, or -1
+  template <class F>
+  void for_targets(CtaSlot& s, std::uint32_t mask, F&& f);
+  void mbar_arrive(CtaSlot& s, const core::TileOp& op, double now);
+  double mbar_wait(std::uint32_t slot, CtaSlot& s, std::uint32_t group, const core::TileOp& op, double now);
+  void complete_tx(CtaSlot& s, const core::TileOp& op, double at);
+  void wake_mbar(std::uint32_t slot, Mbarrier& b);
+  double named_sync(std::uint32_t slot, CtaSlot& s, std::uint32_t group, std::uint32_t id, std::uint64_t count,
+                    bool wait, double now);
+  Mbarrier& mbarrier(CtaSlot& s, const core::TileOp& op) const;
   void return_credit(std::uint32_t slot, core::Bytes bytes, double now);
   void take_sample(double now);
   void check_progress(double now) {
@@ -68,7 +87,7 @@ class LaunchSimulator {
   // next kResume (the caller returns).
   void init_sampler();
   bool sampled_dispatch(std::uint32_t slot, double now);
-  bool sampled_step(std::uint32_t slot, CtaSlot& s, double now);
+  bool sampled_step(std::uint32_t slot, WarpGroup& g, double now);  // g: the slot's one warp group
   bool sampled_sleep(std::uint32_t slot, double until, double now);
   void add_skipped_stats();
 
@@ -79,6 +98,8 @@ class LaunchSimulator {
   CtaScheduler scheduler_;
   std::uint32_t slots_per_sm_ = 1;
   std::uint32_t warps_per_cta_ = 1;
+  std::vector<core::WarpGroupSpec> groups_;  // launch_.warp_groups()
+  std::vector<std::uint32_t> mbar_counts_;   // launch_.mbarriers()
   core::Bytes local_stride_ = 0;  // bytes of local memory per resident CTA slot (0: none)
 
   Memory memory_;
@@ -96,6 +117,7 @@ class LaunchSimulator {
   bool record_blocking_ = false;
   SampleSeries series_;
   Sampler sampler_;  // enabled in sim.mode: sampled
+  bool sample_steps_ = false;  // sampled, and the CTAs are one warp group: the step hooks run
 };
 
 extern template class LaunchSimulator<MemorySystem>;

@@ -52,7 +52,7 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
       (op.kind == core::OpKind::kSharedRead ? smem[op.tensor].read : smem[op.tensor].write) += op.bytes();
       break;
     }
-    case core::OpKind::kMma: {
+    case core::OpKind::kMma: {  // mma.sync, or async (wgmma): its FLOPs count when issued
       const double flops = 2.0 * op.m * op.n * op.k;
       st.flops += flops;
       st.mma_flops += flops;
@@ -69,7 +69,16 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
     case core::OpKind::kIssue:
       st.issue_ops += static_cast<double>(op.count);
       break;
-    default:
+    // Ordering only: no pipe work, no bytes (as in the full engine).
+    case core::OpKind::kBarrier:
+    case core::OpKind::kCommit:
+    case core::OpKind::kWait:
+    case core::OpKind::kMbarArrive:
+    case core::OpKind::kMbarWait:
+    case core::OpKind::kMmaCommit:
+    case core::OpKind::kMmaWait:
+    case core::OpKind::kNamedSync:
+    case core::OpKind::kNamedArrive:
       break;
   }
 }
@@ -90,11 +99,12 @@ std::uint64_t Sampler::signature(const std::vector<core::TileOp>& ops) {
   for (const core::TileOp& op : ops) {
     mix(static_cast<std::uint64_t>(op.kind) | static_cast<std::uint64_t>(op.tensor) << 8 |
         static_cast<std::uint64_t>(op.pattern) << 16 | static_cast<std::uint64_t>(op.async) << 24 |
-        static_cast<std::uint64_t>(op.bulk) << 25);
+        static_cast<std::uint64_t>(op.bulk) << 25 | static_cast<std::uint64_t>(op.flavour) << 26 |
+        static_cast<std::uint64_t>(op.barrier) << 32 | static_cast<std::uint64_t>(op.multicast) << 40);
     mix(static_cast<std::uint64_t>(op.rows) << 32 | op.row_bytes);
     mix(op.row_stride);
     mix(static_cast<std::uint64_t>(op.m) << 40 ^ static_cast<std::uint64_t>(op.n) << 20 ^ op.k);
-    mix(op.count);
+    mix(op.count ^ static_cast<std::uint64_t>(op.tx_bytes) << 48);
   }
   return h;
 }

@@ -7,9 +7,9 @@ namespace attnsim::engine {
 
 template <class Memory>
 template <class Policy>
-bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, Sm& sm, double now) {
+bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, WarpGroup& g, Sm& sm, double now) {
   constexpr bool block = Policy::kBlock;
-  const core::TileOp& op = s.ops[s.pc];
+  const core::TileOp& op = g.ops[g.pc];
   const core::Bytes unit = memory_.unit_bytes();
   const core::Bytes line = memory_.line_bytes();
   const bool dither = block && credits_.dither();
@@ -25,16 +25,16 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, Sm& sm, double 
   core::Bytes line_room = block || !limited ? 0 : credits_.room(s, sm);
   const std::uint32_t rows_ahead =
       rows > 1 ? static_cast<std::uint32_t>((8 * unit + row_bytes - 1) / std::max<core::Bytes>(1, row_bytes)) : 1;
-  while (s.load_row < rows) {
-    const core::Bytes a = op.addr + static_cast<core::Bytes>(s.load_row) * op.row_stride + s.load_off;
-    core::Bytes piece = std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - s.load_off);
+  while (g.load_row < rows) {
+    const core::Bytes a = op.addr + static_cast<core::Bytes>(g.load_row) * op.row_stride + g.load_off;
+    core::Bytes piece = std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - g.load_off);
     if (limited) {
       // Line model: nothing returns credits inside this loop and a piece is issued only when it
       // fits, so the room is the loop's first room() less what it issued since.
       const core::Bytes room = block ? credits_.room(s, sm) : line_room;
       if (room < piece) {
         if constexpr (!block) break;
-        const bool last = s.load_row + 1 == rows && s.load_off + piece == row_bytes;
+        const bool last = g.load_row + 1 == rows && g.load_off + piece == row_bytes;
         if (dither && !last && credits_.sm_room(sm) >= piece && piece <= credits_.cta_allowance() && room > 0) {
           // Block model, short of the CTA's own allowance: a unit's piece is issued whole (one
           // L2 access, one credit chunk) or not at all. The CTA overdraws its allowance (by
@@ -61,9 +61,9 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, Sm& sm, double 
     // Host prefetch of the L2 tag sets 8 units ahead in this op's address sequence: further
     // along the row, or in a later row when rows are shorter than that.
     constexpr core::Bytes kAhead = 8;
-    if (row_bytes - s.load_off > kAhead * unit) {
+    if (row_bytes - g.load_off > kAhead * unit) {
       memory_.prefetch(s.sm, a + kAhead * unit);
-    } else if (s.load_row + rows_ahead < rows) {
+    } else if (g.load_row + rows_ahead < rows) {
       memory_.prefetch(s.sm, a + static_cast<core::Bytes>(rows_ahead) * op.row_stride);
     }
     const double issue = sm.lsu.serve(now, static_cast<double>(piece));
@@ -79,11 +79,11 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, Sm& sm, double 
       done = memory_.read(issue, s.sm, a, static_cast<std::uint32_t>(piece), op.tensor, via_l1);
       chunk_done = std::max(chunk_done, done);
     }
-    s.load_done = std::max(s.load_done, done);
-    s.load_off += piece;
-    if (s.load_off >= row_bytes) {
-      s.load_off = 0;
-      ++s.load_row;
+    g.load_done = std::max(g.load_done, done);
+    g.load_off += piece;
+    if (g.load_off >= row_bytes) {
+      g.load_off = 0;
+      ++g.load_row;
     }
     if (chunk >= credits_.chunk_bytes()) {
       queue_.push(chunk_done, EventKind::kCredit, slot, chunk);
@@ -92,14 +92,19 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, Sm& sm, double 
     }
   }
   if (chunk > 0) queue_.push(chunk_done, EventKind::kCredit, slot, chunk);
-  if (s.load_row < rows) {
+  if (g.load_row < rows) {
     // Resume when kResumeLines lines of room are back (or the rest of the load, if less), so
     // that returned credits coalesce instead of splitting into ever smaller chunks. Each term
     // is at least the piece that did not fit and at most the smallest allowance, all of which
     // comes back once this SM's loads in flight complete: the CTA always resumes.
-    const core::Bytes left = static_cast<core::Bytes>(rows - s.load_row) * row_bytes - s.load_off;
-    s.credit_need = std::min(credits_.resume_bytes(), left);
-    credits_.set_waiting(slot, s, sm, true);
+    const core::Bytes left = static_cast<core::Bytes>(rows - g.load_row) * row_bytes - g.load_off;
+    const core::Bytes need = std::min(credits_.resume_bytes(), left);
+    if (!s.waiting_credit) {
+      s.credit_need = need;
+      credits_.set_waiting(slot, s, sm, true);
+    } else {
+      s.credit_need = std::min(s.credit_need, need);  // another warp group of the CTA waits already
+    }
     return false;
   }
   return true;
@@ -124,9 +129,9 @@ void TileAccess<Memory>::store(std::uint32_t sm_index, Sm& sm, const core::TileO
 
 template class TileAccess<MemorySystem>;
 template class TileAccess<ScratchpadMemory>;
-template bool TileAccess<MemorySystem>::load_as<LineAccess>(std::uint32_t, CtaSlot&, Sm&, double);
-template bool TileAccess<MemorySystem>::load_as<BlockAccess>(std::uint32_t, CtaSlot&, Sm&, double);
-template bool TileAccess<ScratchpadMemory>::load_as<LineAccess>(std::uint32_t, CtaSlot&, Sm&, double);
-template bool TileAccess<ScratchpadMemory>::load_as<BlockAccess>(std::uint32_t, CtaSlot&, Sm&, double);
+template bool TileAccess<MemorySystem>::load_as<LineAccess>(std::uint32_t, CtaSlot&, WarpGroup&, Sm&, double);
+template bool TileAccess<MemorySystem>::load_as<BlockAccess>(std::uint32_t, CtaSlot&, WarpGroup&, Sm&, double);
+template bool TileAccess<ScratchpadMemory>::load_as<LineAccess>(std::uint32_t, CtaSlot&, WarpGroup&, Sm&, double);
+template bool TileAccess<ScratchpadMemory>::load_as<BlockAccess>(std::uint32_t, CtaSlot&, WarpGroup&, Sm&, double);
 
 }  // namespace attnsim::engine

@@ -225,6 +225,24 @@ TEST(CompareMatcher, MeasuredTileSizeSelectsThePoint) {
   EXPECT_EQ(r.matches[1].point, 0u);  // block_m = 64 row
 }
 
+TEST(CompareMatcher, VariantNamingAnImplementationMatchesOnlyThatImpl) {
+  auto measured = io::NcuCsvReader::read_file(kExcerpt);
+  auto fixture = excerpt_points();
+  // A Triton point of the same shape as the sdpa_flash (FA-2) row: the FA-2 row keeps matching
+  // point 1 (no impl key: the default fa2), not the Triton one.
+  fixture.push_back({workload_yaml("flash2", 1, 32, 1024, 1024, 128) + "impl: \"triton\"\n", {{"flash2_fwd", {}}}});
+  const auto points = read_fixture("impl.h5", fixture);
+  MatchResult r = CompareMatcher::match(measured, points);
+  ASSERT_TRUE(r.unmatched.empty()) << r.unmatched[0].reason;
+  EXPECT_EQ(r.matches[3].point, 1u);
+  // The same row measured as Triton's kernel matches the Triton point.
+  measured.kernels[3].workload.variant = "triton";
+  r = CompareMatcher::match(measured, points);
+  ASSERT_TRUE(r.unmatched.empty()) << r.unmatched[0].reason;
+  EXPECT_EQ(points[r.matches[3].point].index, 5u);  // the fixture's sixth point (the impossible one is not read)
+  EXPECT_EQ(points[r.matches[3].point].value("impl"), "triton");
+}
+
 TEST(CompareMatcher, UnknownVariantHasNoCandidateKernel) {
   io::MeasuredWorkload w;
   w.variant = "triton_fused";

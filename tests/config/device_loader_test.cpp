@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -151,6 +152,64 @@ TEST(DeviceLoader, AssociativityIsAPowerOfTwoUpToOneHundredTwentyEight) {
     EXPECT_EQ(e.problems()[0].key_path, "--set device.l2.associativity");
     EXPECT_NE(std::string(e.what()).find("must be at most 128, got 256"), std::string::npos) << e.what();
   }
+}
+
+TEST(DeviceLoader, MmaFlavoursPerDevice) {
+  const auto h100 = load_device("h100-sxm");
+  ASSERT_TRUE(h100.sm.mma.mma_sync.present && h100.sm.mma.wgmma.present);
+  EXPECT_FALSE(h100.sm.mma.tcgen05.present);
+  EXPECT_LT(h100.sm.mma.mma_sync.flops_per_cycle, h100.sm.mma.wgmma.flops_per_cycle);  // mma.sync below the peak
+  EXPECT_EQ(h100.sm.mma.wgmma.flops_per_cycle, h100.sm.tensor_flops_per_cycle);
+  EXPECT_EQ(h100.sm.mma.wgmma.issue_warps, 4u);
+  EXPECT_EQ(h100.sm.mma.wgmma.fp8_scale, 2.0);
+  const auto a100 = load_device("a100-40gb");  // sm_80: mma.sync only, at the dense peak
+  EXPECT_TRUE(a100.sm.mma.mma_sync.present);
+  EXPECT_FALSE(a100.sm.mma.wgmma.present);
+  EXPECT_EQ(a100.sm.mma.mma_sync.flops_per_cycle, a100.sm.tensor_flops_per_cycle);
+  EXPECT_FALSE(load_device("teaching").sm.mma.mma_sync.present);  // no section: the dense rate
+}
+
+TEST(DeviceLoader, BadMmaFlavourKeysNameFileLineAndPath) {
+  const fs::path tmp = fs::temp_directory_path() / "attnsim_bad_mma.yaml";
+  std::ifstream in(std::string(ATTNSIM_SOURCE_DIR) + "/configs/devices/teaching.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text += "  mma:\n"
+          "    mma_snyc:\n"                 // line +2: unknown flavour
+          "      flops_per_cycle: 512\n"
+          "    wgmma:\n"
+          "      flops_per_cycle: 4096\n"   // above the dense peak (1024)
+          "      latency_cycles: 10\n"
+          "      m: 64\n      n: 8\n      k: 16\n"
+          "      issue_warps: 3\n"          // neither a warp nor a warp group
+          "      fp8_scal: 2\n";            // unknown key
+  const int base = static_cast<int>(std::count(text.begin(), text.end(), '\n')) - 10;  // line of "  mma:"
+  std::ofstream(tmp) << text;
+  try {
+    load_device(tmp.string());
+    FAIL() << "bad sm.mma accepted";
+  } catch (const core::ConfigError& e) {
+    const std::string m = e.what();
+    const std::string f = tmp.string() + ":";
+    EXPECT_NE(m.find(f + std::to_string(base + 1) + ": sm.mma.mma_snyc: unknown key (did you mean 'mma_sync'?)"),
+              std::string::npos) << m;
+    EXPECT_NE(m.find("sm.mma.wgmma: flops_per_cycle exceeds sm.tensor_flops_per_cycle"), std::string::npos) << m;
+    EXPECT_NE(m.find(f + std::to_string(base + 9) + ": sm.mma.wgmma.issue_warps: must be 1"), std::string::npos) << m;
+    EXPECT_NE(m.find(f + std::to_string(base + 10) + ": sm.mma.wgmma.fp8_scal: unknown key (did you mean 'fp8_scale'?)"),
+              std::string::npos) << m;
+  }
+  fs::remove(tmp);
+}
+
+TEST(DeviceLoader, MmaFlavourNeedsItsRateAndShape) {
+  try {
+    load_device("h200", {{"sm.mma.tcgen05.flops_per_cycle", "8192"}});
+    FAIL();
+  } catch (const core::ConfigError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("sm.mma.tcgen05.latency_cycles: missing required key"), std::string::npos) << m;
+    EXPECT_NE(m.find("exceeds sm.tensor_flops_per_cycle"), std::string::npos) << m;
+  }
+  EXPECT_EQ(load_device("h200", {{"sm.mma.mma_sync.flops_per_cycle", "2048"}}).sm.mma.mma_sync.flops_per_cycle, 2048.0);
 }
 
 TEST(DeviceLoader, MissingFileIsConfigError) {

@@ -84,6 +84,17 @@ TEST(WorkloadLoader, StackFrameBytesForFlash2Only) {
   EXPECT_NE(error_of("stack_frame_bytes: -8\n").find("test.yaml:1: stack_frame_bytes"), std::string::npos);
 }
 
+TEST(WorkloadLoader, ImplSelectsFlash2sImplementation) {
+  EXPECT_EQ(parse("kernel: flash2\n").impl, core::KernelImpl::kFa2);  // kernels.csv's sdpa_flash rows are FA-2
+  EXPECT_EQ(parse("kernel: flash2\nimpl: triton\n").impl, core::KernelImpl::kTriton);
+  EXPECT_EQ(parse("kernel: standard\nimpl: fa2\n").impl, core::KernelImpl::kFa2);
+  EXPECT_NE(error_of("kernel: flash2\nimpl: cuda\n").find("test.yaml:2: impl: unknown value 'cuda' (known: fa2, triton)"),
+            std::string::npos);
+  EXPECT_NE(error_of("kernel: standard\nimpl: triton\n")
+                .find("test.yaml:2: impl: selects flash2's implementation (fa2, triton); kernel 'standard' has one"),
+            std::string::npos);
+}
+
 TEST(WorkloadLoader, AllProblemsReportedAtOnce) {
   try {
     parse("batch: 0\nheads: x\ncta_order: diagonal\n");

@@ -1,0 +1,232 @@
+#!/usr/bin/python3
+"""Simulated forward TFLOP/s against the FlashAttention-3 paper's H100 SXM5 figures (tests/data/reference/fa3_paper_fwd.csv).
+
+For one implementation column of the paper (fa2, triton, standard, fa3, ...) the script runs
+`attnsim sweep` on every point of that column (same batch, heads, seq_len, head_dim, causal,
+dtype), converts the simulated time to TFLOP/s with the paper's convention (4·B·H·N²·d / time,
+halved for causal) and prints per point the measured and simulated TFLOP/s and the relative
+error (simulated / measured − 1), then the median and worst |error|, the Spearman rank
+correlation of the points, and the plateau check (simulated TFLOP/s at N = 16k within 5 % of
+N = 8k for every head_dim / causal group where the paper's is).
+
+    scripts/compare_paper.py --impl fa2                       # all fa2,fp16 rows, device h100-sxm
+    scripts/compare_paper.py --impl triton --seq-len 1024 2048 --json out.json
+
+Which attnsim kernel simulates which column: IMPLS below (one line per implementation). Runs
+under /usr/bin/python3 (numpy, h5py); needs a built attnsim (build/attnsim or $ATTNSIM).
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attnsim_results as ar  # noqa: E402
+
+CSV = os.path.join(ar.ROOT, "tests", "data", "reference", "fa3_paper_fwd.csv")
+
+# Paper column -> attnsim kernel and the workload keys that select the implementation.
+IMPLS = {
+    "fa2": {"kernel": "flash2", "keys": {"impl": "fa2"}},        # Dao-AILab CUDA FlashAttention-2
+    "triton": {"kernel": "flash2", "keys": {"impl": "triton"}},  # Triton tutorial's FlashAttention
+    "standard": {"kernel": "standard", "keys": {}},              # PyTorch eager attention
+    "fa3": {"kernel": "flash3", "keys": {}},                     # FlashAttention-3
+}
+
+TIME = "gpu__time_duration.sum"
+
+
+def read_points(impl, dtype, head_dims=None, seq_lens=None, causal=None):
+    """The CSV rows of one implementation and dtype, optionally filtered."""
+    rows = []
+    with open(CSV) as f:
+        for r in csv.DictReader(line for line in f if not line.startswith("#")):
+            if r["impl"] != impl or r["dtype"] != dtype:
+                continue
+            p = {"head_dim": int(r["head_dim"]), "causal": r["causal"] == "true", "seq_len": int(r["seq_len"]),
+                 "batch": int(r["batch"]), "heads": int(r["heads"]), "tflops": float(r["tflops"])}
+            if head_dims and p["head_dim"] not in head_dims:
+                continue
+            if seq_lens and p["seq_len"] not in seq_lens:
+                continue
+            if causal is not None and p["causal"] != causal:
+                continue
+            rows.append(p)
+    return rows
+
+
+def flops(p):
+    f = 4.0 * p["batch"] * p["heads"] * p["seq_len"] ** 2 * p["head_dim"]
+    return f / 2 if p["causal"] else f
+
+
+def sweep_spec(impl, dtype, device, points, overrides):
+    m = IMPLS[impl]
+    base = {"kernel": m["kernel"], "dtype": dtype, "pass": "fwd"}
+    base.update(m["keys"])
+    zip_axes = {k: [] for k in ("batch", "heads", "seq", "head_dim", "causal")}
+    for p in points:
+        zip_axes["batch"].append(p["batch"])
+        zip_axes["heads"].append(p["heads"])
+        zip_axes["seq"].append(p["seq_len"])
+        zip_axes["head_dim"].append(p["head_dim"])
+        zip_axes["causal"].append(p["causal"])
+    spec = {"name": f"fa3_paper_{impl}_{dtype}", "device": device, "base": base, "axes": {"zip": zip_axes}}
+    if overrides:
+        spec["set"] = overrides
+    return spec
+
+
+def yaml_text(spec):
+    """The sweep as YAML (flow lists; values are numbers, booleans and plain words)."""
+    def val(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, list):
+            return "[" + ", ".join(val(x) for x in v) + "]"
+        return str(v)
+
+    lines = [f"name: {spec['name']}", f"device: {spec['device']}", "base:"]
+    lines += [f"  {k}: {val(v)}" for k, v in spec["base"].items()]
+    if "set" in spec:
+        lines.append("set:")
+        lines += [f"  {k}: {val(v)}" for k, v in spec["set"].items()]
+    lines += ["axes:", "  zip:"]
+    lines += [f"    {k}: {val(v)}" for k, v in spec["axes"]["zip"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def simulate(spec, jobs, binary):
+    """Runs the sweep; returns the simulated time (ns) per point, in the order of the zip."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "sweep.yaml")
+        out = os.path.join(d, "out.h5")
+        with open(path, "w") as f:
+            f.write(yaml_text(spec))
+        r = subprocess.run([binary, "sweep", path, "--out", out, "-j", str(jobs)],
+                           capture_output=True, text=True)
+        if r.returncode not in (0, 3) or not os.path.exists(out):
+            raise SystemExit(f"attnsim sweep failed ({r.returncode}):\n{r.stderr}")
+        res = ar.Results(out)
+        status = res.col("status")
+        times = np.array(res.col(TIME), dtype=float)
+        times[status != ar.STATUS_OK] = np.nan
+        res.close()
+        return times
+
+
+def rank(x):
+    """Average ranks (ties share the mean rank)."""
+    order = np.argsort(x, kind="mergesort")
+    ranks = np.empty(len(x))
+    xs = np.asarray(x)[order]
+    i = 0
+    while i < len(xs):
+        j = i
+        while j + 1 < len(xs) and xs[j + 1] == xs[i]:
+            j += 1
+        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(a, b):
+    if len(a) < 2:
+        return float("nan")
+    ra, rb = rank(a), rank(b)
+    return float(np.corrcoef(ra, rb)[0, 1])
+
+
+def plateau(points, sim_tflops):
+    """Per (head_dim, causal) group with both 8k and 16k: measured and simulated 16k/8k − 1."""
+    by = {}
+    for p, s in zip(points, sim_tflops):
+        by.setdefault((p["head_dim"], p["causal"]), {})[p["seq_len"]] = (p["tflops"], s)
+    out = []
+    for (d, c), g in sorted(by.items()):
+        if 8192 in g and 16384 in g:
+            (m8, s8), (m16, s16) = g[8192], g[16384]
+            out.append({"head_dim": d, "causal": c, "measured": m16 / m8 - 1, "simulated": s16 / s8 - 1})
+    return out
+
+
+def compare(impl, dtype="fp16", device="h100-sxm", jobs=2, binary=None, head_dims=None, seq_lens=None, causal=None,
+            overrides=None):
+    """Runs the comparison; returns a dict with the points and the summary (see main's output)."""
+    binary = binary or ar.attnsim_binary()
+    if binary is None:
+        raise SystemExit("attnsim binary not found (build it, or set $ATTNSIM)")
+    points = read_points(impl, dtype, head_dims, seq_lens, causal)
+    if not points:
+        raise SystemExit(f"no {impl},{dtype} rows in {CSV} for this selection")
+    times = simulate(sweep_spec(impl, dtype, device, points, overrides or {}), jobs, binary)
+    sim = [flops(p) / (t * 1e-9) / 1e12 if t > 0 else float("nan") for p, t in zip(points, times)]
+    for p, s in zip(points, sim):
+        p["simulated"] = s
+        p["error"] = s / p["tflops"] - 1
+    errs = np.array([abs(p["error"]) for p in points])
+    ok = np.isfinite(errs)
+    worst = int(np.nanargmax(errs)) if ok.any() else 0
+    summary = {
+        "impl": impl, "dtype": dtype, "device": device, "points": len(points), "simulated_ok": int(ok.sum()),
+        "median_abs_error": float(np.median(errs[ok])) if ok.any() else float("nan"),
+        "worst_abs_error": float(errs[worst]) if ok.any() else float("nan"),
+        "worst_at": {k: points[worst][k] for k in ("head_dim", "causal", "seq_len")},
+        "spearman": spearman([p["tflops"] for p in points], sim),
+        "plateau": plateau(points, sim),
+    }
+    return {"points": points, "summary": summary}
+
+
+def print_report(r, out=sys.stdout):
+    s = r["summary"]
+    print(f"{s['impl']} ({s['dtype']}) on {s['device']}: FA-3 paper's forward TFLOP/s vs attnsim", file=out)
+    print(f"{'d':>4} {'causal':>6} {'N':>6} {'B':>3} {'H':>3} {'measured':>9} {'simulated':>9} {'error':>8}", file=out)
+    for p in r["points"]:
+        print(f"{p['head_dim']:>4} {str(p['causal']).lower():>6} {p['seq_len']:>6} {p['batch']:>3} {p['heads']:>3} "
+              f"{p['tflops']:>9.0f} {p['simulated']:>9.1f} {100 * p['error']:>+7.1f}%", file=out)
+    print(f"points: {s['points']} (simulated: {s['simulated_ok']})", file=out)
+    print(f"median |error|: {100 * s['median_abs_error']:.1f} %", file=out)
+    w = s["worst_at"]
+    print(f"worst |error|: {100 * s['worst_abs_error']:.1f} % (d {w['head_dim']}, causal {str(w['causal']).lower()}, "
+          f"N {w['seq_len']})", file=out)
+    print(f"Spearman rho: {s['spearman']:.3f}", file=out)
+    for g in s["plateau"]:
+        flat = abs(g["measured"]) <= 0.05
+        print(f"plateau d {g['head_dim']} causal {str(g['causal']).lower()}: 16k/8k measured {100 * g['measured']:+.1f} %, "
+              f"simulated {100 * g['simulated']:+.1f} %" + (" (within 5 %: " + ("yes" if abs(g['simulated']) <= 0.05 else "NO") + ")"
+                                                            if flat else " (silicon not flat)"), file=out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--impl", required=True, choices=sorted(IMPLS), help="the paper's implementation column")
+    ap.add_argument("--dtype", default="fp16", choices=["fp16", "fp8"])
+    ap.add_argument("--device", default="h100-sxm")
+    ap.add_argument("--head-dim", type=int, nargs="*", help="only these head dims")
+    ap.add_argument("--seq-len", type=int, nargs="*", help="only these sequence lengths")
+    ap.add_argument("--causal", choices=["true", "false"], help="only causal or non-causal points")
+    ap.add_argument("--set", action="append", default=[], metavar="device.KEY=VALUE",
+                    help="device override passed to the sweep (repeatable)")
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--json", metavar="PATH", help="also write points and summary as JSON")
+    a = ap.parse_args(argv)
+    overrides = {}
+    for kv in a.set:
+        k, _, v = kv.partition("=")
+        overrides[k] = v
+    r = compare(a.impl, a.dtype, a.device, a.jobs, head_dims=a.head_dim, seq_lens=a.seq_len,
+                causal=None if a.causal is None else a.causal == "true", overrides=overrides)
+    print_report(r)
+    if a.json:
+        ar.write_output(a.json, (json.dumps(r, indent=1) + "\n").encode())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,57 @@
+"""scripts/compare_paper.py: the FLOP convention, the Spearman and plateau arithmetic, the paper's CSV
+selection, and a CI-sized subset of the FA-3 paper comparison (flash2 impl fa2 on h100-sxm) that
+must meet the comparison's targets (median |error| <= 8 %, worst <= 15 %) on the points it runs.
+Run: /usr/bin/python3 -m pytest scripts/tests/test_compare_paper.py"""
+import compare_paper as cp
+
+
+def test_flops_follow_the_papers_convention():
+    p = {"batch": 2, "heads": 16, "seq_len": 8192, "head_dim": 128, "causal": False}
+    assert cp.flops(p) == 4 * 2 * 16 * 8192 ** 2 * 128
+    p["causal"] = True
+    assert cp.flops(p) == 2 * 2 * 16 * 8192 ** 2 * 128
+
+
+def test_spearman_and_ranks():
+    assert cp.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == 1.0
+    assert cp.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == -1.0
+    assert list(cp.rank([5, 1, 5, 3])) == [3.5, 1.0, 3.5, 2.0]
+    assert abs(cp.spearman([1, 2, 3, 4, 5], [2, 1, 4, 3, 5]) - 0.8) < 1e-12
+
+
+def test_plateau_compares_16k_with_8k_per_group():
+    pts = [{"head_dim": 64, "causal": False, "seq_len": 8192, "tflops": 300.0},
+           {"head_dim": 64, "causal": False, "seq_len": 16384, "tflops": 303.0},
+           {"head_dim": 64, "causal": True, "seq_len": 8192, "tflops": 100.0}]
+    g = cp.plateau(pts, [400.0, 440.0, 1.0])
+    assert len(g) == 1  # the causal group has no 16k point
+    assert abs(g[0]["measured"] - 0.01) < 1e-12 and abs(g[0]["simulated"] - 0.10) < 1e-12
+
+
+def test_the_csv_holds_the_papers_fa2_column():
+    rows = cp.read_points("fa2", "fp16")
+    assert len(rows) == 36  # d 64 / 128 / 256, causal and not, N 512 ... 16k
+    assert all(r["batch"] * r["seq_len"] == 16384 and r["heads"] * r["head_dim"] == 2048 for r in rows)
+    assert {r["tflops"] for r in rows if r["head_dim"] == 128 and not r["causal"] and r["seq_len"] == 16384} == {370.0}
+    assert len(cp.read_points("fa2", "fp16", head_dims=[256], seq_lens=[512])) == 2
+    causal_8k = cp.read_points("standard", "fp16", causal=True, seq_lens=[8192])
+    assert sorted(r["tflops"] for r in causal_8k) == [18.0, 35.0]
+
+
+def test_sweep_yaml_selects_the_implementation():
+    pts = cp.read_points("triton", "fp16", head_dims=[64], seq_lens=[512], causal=False)
+    text = cp.yaml_text(cp.sweep_spec("triton", "fp16", "h100-sxm", pts, {}))
+    assert "kernel: flash2" in text and "impl: triton" in text and "seq: [512]" in text
+    assert "batch: [32]" in text and "heads: [32]" in text and "causal: [false]" in text
+
+
+def test_fa2_subset_meets_the_targets(attnsim_bin):
+    """flash2 impl fa2 on h100-sxm against the paper's FA-2 column at head_dim 128, N 512 and 1024,
+    causal and not (4 points, a few seconds): median |error| <= 8 %, worst <= 15 %. The whole
+    column (36 points, scripts/compare_paper.py --impl fa2) does not meet these yet:
+    docs/accuracy.md, "FlashAttention-3 paper"."""
+    r = cp.compare("fa2", head_dims=[128], seq_lens=[512, 1024], binary=attnsim_bin)
+    s = r["summary"]
+    assert s["points"] == 4 and s["simulated_ok"] == 4
+    assert s["median_abs_error"] <= 0.08, s
+    assert s["worst_abs_error"] <= 0.15, s
