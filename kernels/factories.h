@@ -9,6 +9,7 @@ namespace attnsim::kernels {
 core::TileProgram make_standard(const core::Workload&, const core::DeviceSpec&);
 core::TileProgram make_flash1(const core::Workload&, const core::DeviceSpec&);
 core::TileProgram make_flash2(const core::Workload&, const core::DeviceSpec&);
+core::TileProgram make_flash3(const core::Workload&, const core::DeviceSpec&);
 core::TileProgram make_flash_decode(const core::Workload&, const core::DeviceSpec&);
 core::TileProgram make_pointer_chase(const core::Workload&, const core::DeviceSpec&);
 core::TileProgram make_stream_read(const core::Workload&, const core::DeviceSpec&);

@@ -123,6 +123,82 @@ Matrix flash2_forward(const Problem& p, const Matrix& q, const Matrix& k, const 
   return o;
 }
 
+// FA-3 forward: per query block of block_m rows, each consumer warp group owns 64 rows; the
+// K/V blocks run from the last one the tile needs down to the first (n_block_max - 1 .. 0), the
+// warp groups interleaved block by block in ping-pong order. With intra-warp-group overlap the
+// P V product of block j is added after the softmax of block j + 1 (O rescaled afterwards), as
+// FA-3's pipelined mainloop does. P is rounded to the storage type before P V; FP8 writes O in
+// bf16.
+Matrix flash3_forward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v, Vector& lse) {
+  Matrix o(p.nq, p.d);
+  lse.assign(p.nq, 0);
+  const std::uint64_t bm = p.w.block_m, bn = p.w.block_n, wg_rows = 64;
+  const bool overlap = p.w.intrawg_overlap != 0;
+  for (std::uint64_t row0 = 0; row0 < p.nq; row0 += bm) {
+    const std::uint64_t r = std::min(bm, p.nq - row0);
+    const std::uint64_t blocks = p.w.causal ? KernelDefaults::causal_col_blocks(row0, r, p.off, p.nkv, bn)
+                                            : core::ceil_div(p.nkv, bn);
+    std::vector<RowState> rows(r, RowState{kNegInf, 0, Vector(p.d, 0)});
+    // Pending P V of the previous block, per row: its P (in storage precision) and key range.
+    std::vector<Vector> pending(r);
+    std::vector<std::uint64_t> pending_k0(r, 0);
+    auto flush = [&](std::uint64_t i) {
+      for (std::size_t j = 0; j < pending[i].size(); ++j)
+        for (std::size_t c = 0; c < p.d; ++c) rows[i].acc[c] += pending[i][j] * v(pending_k0[i] + j, c);
+      pending[i].clear();
+    };
+    const std::uint64_t groups = core::ceil_div(r, wg_rows);
+    for (std::uint64_t jj = 0; jj < blocks; ++jj) {
+      const std::uint64_t nb = blocks - 1 - jj, k0 = nb * bn, k1 = std::min(p.nkv, k0 + bn);
+      for (std::uint64_t g = 0; g < groups; ++g) {  // ping-pong: warp group 0, 1, ... per block
+        p.tick();
+        for (std::uint64_t i = g * wg_rows; i < std::min(r, (g + 1) * wg_rows); ++i) {
+          RowState& s = rows[i];
+          Vector sc(k1 - k0, kNegInf);
+          double m_blk = kNegInf;
+          for (std::uint64_t j = k0; j < k1; ++j)
+            if (p.allowed(row0 + i, j)) m_blk = std::max(m_blk, sc[j - k0] = dot(q, row0 + i, k, j));
+          const double m_new = std::max(s.m, m_blk);
+          if (m_new == kNegInf) continue;  // nothing unmasked yet
+          const double scale = s.m == kNegInf ? 0.0 : std::exp(s.m - m_new);
+          if (!overlap) {
+            for (double& a : s.acc) a *= scale;
+          }
+          Vector pr(k1 - k0, 0.0);
+          double l_blk = 0;
+          for (std::uint64_t j = k0; j < k1; ++j) {
+            if (sc[j - k0] == kNegInf) continue;
+            const double e = std::exp(sc[j - k0] - m_new);
+            l_blk += e;
+            pr[j - k0] = p.st(e);
+          }
+          if (overlap) {  // O += P_{j-1} V_{j-1} (issued with S_j), then O rescaled
+            flush(i);
+            for (double& a : s.acc) a *= scale;
+            pending[i] = pr;
+            pending_k0[i] = k0;
+          } else {
+            for (std::uint64_t j = k0; j < k1; ++j)
+              for (std::size_t c = 0; c < p.d; ++c) s.acc[c] += pr[j - k0] * v(j, c);
+          }
+          s.l = s.l * scale + l_blk;
+          s.m = m_new;
+        }
+      }
+    }
+    const Precision out = p.storage == Precision::kFp8E4M3 ? Precision::kBf16 : p.storage;
+    for (std::uint64_t i = 0; i < r; ++i) {
+      flush(i);
+      for (std::size_t c = 0; c < p.d; ++c) {
+        const double x = rows[i].acc[c] / rows[i].l;
+        o(row0 + i, c) = out == Precision::kFp64 ? x : round_to(x, out);
+      }
+      lse[row0 + i] = rows[i].m + std::log(rows[i].l);
+    }
+  }
+  return o;
+}
+
 // FA-2 backward: Delta = rowsum(dO ∘ O); per key block j, per query block i that sees it,
 // P = exp(Q K_jᵀ - LSE), dV_j += Pᵀ dO, dS = P ∘ (dO V_jᵀ - Delta), dK_j += dSᵀ Q, dQ_i += dS K_j.
 void flash2_backward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& o,
@@ -309,10 +385,10 @@ double run_functional(const core::Workload& w, Precision storage) { return run_f
 
 double run_functional(const core::Workload& w, Precision storage, const std::function<void()>& poll) {
   const std::string& kn = w.kernel;
-  if (kn != "standard" && kn != "flash1" && kn != "flash2" && kn != "flash_decode")
+  if (kn != "standard" && kn != "flash1" && kn != "flash2" && kn != "flash3" && kn != "flash_decode")
     throw core::ConfigError(core::ConfigProblem{"", 0, "functional", "kernel '" + kn + "' has no functional mode"});
   Problem p{w, storage, w.seq_q, w.seq_kv, w.head_dim, w.seq_kv >= w.seq_q ? w.seq_kv - w.seq_q : 0, &poll};
-  const bool bwd = w.pass == core::Pass::kFwdBwd && kn != "flash_decode";
+  const bool bwd = w.pass == core::Pass::kFwdBwd && kn != "flash_decode" && kn != "flash3";
   const std::uint64_t kv_heads = w.kv_heads ? w.kv_heads : w.heads, group = w.heads / kv_heads;
   const double per_head = static_cast<double>(p.nq) * p.nkv * p.d * (bwd ? 6 : 3);
   std::mt19937_64 rng(w.seed);
@@ -339,6 +415,9 @@ double run_functional(const core::Workload& w, Precision storage, const std::fun
             got.dq = Matrix(p.nq, p.d), got.dk = Matrix(p.nkv, p.d), got.dv = Matrix(p.nkv, p.d);
             flash1_backward(p, q, k, v, got.o, l, m, d_o, got);
           }
+        } else if (kn == "flash3") {
+          Vector lse;
+          got.o = flash3_forward(p, q, k, v, lse);
         } else if (kn == "flash_decode") {
           got.o = decode_forward(p, q, k, v);
         } else {

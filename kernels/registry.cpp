@@ -115,6 +115,29 @@ void flash2_grid(std::vector<core::Workload>& out) {
     out.push_back(w);
   }
 }
+// flash3: fp16 and fp8, causal and not, MHA and GQA, 1 to 3 consumer warp groups (ping-pong on
+// and off), partial blocks (100 rows and keys over 64-row warp groups and 32-key blocks).
+void flash3_grid(std::vector<core::Workload>& out) {
+  for (auto dtype : {core::DType::kFp16, core::DType::kFp8})
+    for (bool causal : {false, true})
+      for (std::uint64_t kvh : {4, 1})
+        for (std::uint32_t wg : {1, 2, 3}) {
+          core::Workload w;
+          w.kernel = "flash3";
+          w.batch = 2;
+          w.heads = 4;
+          w.kv_heads = kvh;
+          w.seq_q = 100;
+          w.seq_kv = causal ? 100 : 130;
+          w.head_dim = 32;
+          w.dtype = dtype;
+          w.causal = causal;
+          w.block_m = 64 * wg;
+          w.block_n = 32;
+          w.pingpong = wg == 2 && kvh == 1 ? 0 : -1;
+          out.push_back(w);
+        }
+}
 void flash_decode_grid(std::vector<core::Workload>& out) {
   attention_grid("flash_decode", true, out);
   gqa_decode_grid("flash_decode", true, out);
@@ -146,6 +169,13 @@ const std::vector<KernelEntry>& kernel_registry() {
        // that only simulate the split-KV kernel.
        "flash_decode",
        {{"sdpa_flash", "fa2"}, {"flash2", "fa2"}, {"triton", "triton"}, {"triton_flash", "triton"}}},
+      {"flash3", &make_flash3,
+       "FlashAttention-3 forward: TMA producer, 64-row consumer warp groups, async wgmma, ping-pong",
+       &core::flash3_traffic, &run_functional, &flash3_grid,
+       {"batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "dtype", "causal", "pass", "block_m", "block_n",
+        "warps", "stages", "cta_order", "regs_per_thread", "smem_per_cta", "functional", "seed",
+        "consumer_warpgroups", "pingpong", "intrawg_overlap"},
+       false, false, {"flash3", "fa3"}, nullptr, {}, 90},
       {"flash_decode", &make_flash_decode, "split-KV decoding with a reduction kernel", &core::flash_decode_traffic,
        &run_functional, &flash_decode_grid, {ATTENTION_KEYS, "num_splits", "page_size", "page_placement", "page_seed", "kv_lengths"}, false, false, {"flash_decode"}},
       {"pointer_chase", &make_pointer_chase, "one thread, dependent loads over a random cycle", nullptr, nullptr,
@@ -207,6 +237,18 @@ std::vector<core::LaunchTraffic> closed_form_traffic(const core::Workload& resol
 std::vector<core::LaunchTraffic> compulsory_traffic(const core::Workload& resolved) {
   const KernelEntry* e = find_kernel(resolved.kernel);
   return e && e->closed_form ? e->closed_form(resolved, true) : std::vector<core::LaunchTraffic>{};
+}
+
+bool runs_on(const KernelEntry& e, const core::DeviceSpec& device) {
+  if (e.min_compute_capability == 0) return true;
+  return device.kind == core::DeviceKind::kGpu && device.compute_capability >= e.min_compute_capability;
+}
+
+std::vector<core::Workload> check_grid(const core::DeviceSpec& device) {
+  std::vector<core::Workload> out;
+  for (const auto& e : kernel_registry())
+    if (e.check_grid && runs_on(e, device)) e.check_grid(out);
+  return out;
 }
 
 std::vector<core::Workload> check_grid() {

@@ -41,6 +41,7 @@ struct KernelEntry {
   // Measured variants that name one implementation (workload key `impl`): a simulated point
   // matches such a row only with that `impl` (a point without the key has the default, "fa2").
   std::vector<std::pair<std::string_view, std::string_view>> measured_impls;
+  std::uint32_t min_compute_capability = 0;  // GPUs below it (and scratchpad devices) cannot run it; 0: any
 };
 // The implementation named by a workload's `impl` value ("fa2", "triton"), or nullopt.
 std::optional<core::KernelImpl> parse_kernel_impl(std::string_view value);
@@ -66,7 +67,11 @@ core::TileProgram make_program(const core::Workload& workload, const core::Devic
 std::vector<core::LaunchTraffic> closed_form_traffic(const core::Workload& resolved);
 std::vector<core::LaunchTraffic> compulsory_traffic(const core::Workload& resolved);
 
-// The built-in grid of `attnsim check`: every kernel's check_grid, in registry order.
+// The built-in grid of `attnsim check`: every kernel's check_grid, in registry order; with a
+// device, only the kernels it can run (min_compute_capability).
 std::vector<core::Workload> check_grid();
+std::vector<core::Workload> check_grid(const core::DeviceSpec& device);
+// Whether `device` can run the kernel (compute capability; scratchpad devices run kernels without one).
+bool runs_on(const KernelEntry& e, const core::DeviceSpec& device);
 
 }  // namespace attnsim::kernels

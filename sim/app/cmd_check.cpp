@@ -372,7 +372,7 @@ int cmd_check(const Args& args, std::ostream& out) {
     auto device = std::make_shared<const core::DeviceSpec>(config::load_device(device_name, device_overrides));
     std::vector<core::Workload> workloads;
     if (file.empty()) {
-      workloads = kernels::check_grid();
+      workloads = kernels::check_grid(*device);
       // --set sim.mode=sampled checks the grid's closed forms in sampled simulation.
       for (const auto& o : workload_overrides)
         if (o.key == "sim.mode") {

@@ -190,6 +190,23 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   m.u64("page_seed", w.page_seed);
   const bool has_lengths = m.has("kv_lengths");
   if (has_lengths) read_kv_lengths(m, w.kv_lengths);
+  // flash3's scheduling knobs: rejected for a kernel that does not read them.
+  const kernels::KernelEntry* entry = kernels::find_kernel(w.kernel);
+  auto reads_key = [&](std::string_view key) {
+    return entry && std::find(entry->keys.begin(), entry->keys.end(), key) != entry->keys.end();
+  };
+  if (m.u32("consumer_warpgroups", w.consumer_warpgroups)) {
+    m.require(w.consumer_warpgroups >= 1 && w.consumer_warpgroups <= 3, "consumer_warpgroups",
+              "must be 1, 2 or 3 (consumer warp groups of 64 query rows; leave it out for FA-3's choice)");
+    m.check(reads_key("consumer_warpgroups"), "consumer_warpgroups",
+            "is not read by kernel '" + w.kernel + "'");
+  }
+  for (const char* key : {"pingpong", "intrawg_overlap"}) {
+    bool on = false;
+    if (!m.boolean(key, on)) continue;
+    (std::string_view(key) == "pingpong" ? w.pingpong : w.intrawg_overlap) = on ? 1 : 0;
+    m.check(reads_key(key), key, "is not read by kernel '" + w.kernel + "'");
+  }
   if (m.bytes("sram_bytes", w.sram_bytes)) m.require(w.sram_bytes > 0, "sram_bytes", "must be positive");
   m.boolean("functional", w.functional);
   m.u64("seed", w.seed);
@@ -342,6 +359,9 @@ std::string workload_to_yaml(const core::Workload& w) {
     o << "page_placement: " << core::to_string(w.page_placement) << "\n";
   if (w.page_seed != 1) o << "page_seed: " << w.page_seed << "\n";
   if (const std::string k = core::to_string(w.kv_lengths); !k.empty()) o << "kv_lengths: " << k << "\n";
+  opt("consumer_warpgroups", w.consumer_warpgroups);
+  if (w.pingpong >= 0) o << "pingpong: " << (w.pingpong ? "true" : "false") << "\n";
+  if (w.intrawg_overlap >= 0) o << "intrawg_overlap: " << (w.intrawg_overlap ? "true" : "false") << "\n";
   opt("sram_bytes", w.sram_bytes);
   opt("working_set_bytes", w.working_set_bytes);
   opt("loads", w.loads);

@@ -323,8 +323,22 @@ std::vector<LaunchTraffic> flash_decode(const Workload& w, bool c) {
   return out;
 }
 
+std::vector<LaunchTraffic> flash3(const Workload& w, bool c) {
+  const Shape s = shape_of(w);
+  const std::uint64_t q_row = s.d * s.v, o_row = s.d * (w.dtype == DType::kFp8 ? 2 : s.v);
+  const PrefixSums p = prefix_sums(s.nq, w.block_m, s.nkv, w.block_n, w.causal);
+  LaunchTraffic f = launch("flash3_fwd");
+  f.traffic[Tensor::kQ].read = s.bh() * s.nq * q_row;
+  f.traffic[Tensor::kK].read = c ? s.bg() * s.nkv * q_row : s.bh() * p.sum_x * q_row;
+  f.traffic[Tensor::kV].read = f.traffic[Tensor::kK].read;
+  f.traffic[Tensor::kO].write = s.bh() * s.nq * o_row;
+  f.traffic[Tensor::kLse].write = s.bh() * s.nq * kStatBytes;
+  return {f};
+}
+
 }  // namespace
 
+std::vector<LaunchTraffic> flash3_traffic(const Workload& w, bool compulsory) { return flash3(w, compulsory); }
 std::vector<LaunchTraffic> standard_traffic(const Workload& w, bool compulsory) { return standard(w, compulsory); }
 std::vector<LaunchTraffic> flash1_traffic(const Workload& w, bool compulsory) { return flash1(w, compulsory); }
 std::vector<LaunchTraffic> flash2_traffic(const Workload& w, bool compulsory) { return flash2(w, compulsory); }

@@ -52,5 +52,8 @@ std::vector<LaunchTraffic> standard_traffic(const Workload& resolved, bool compu
 std::vector<LaunchTraffic> flash1_traffic(const Workload& resolved, bool compulsory);
 std::vector<LaunchTraffic> flash2_traffic(const Workload& resolved, bool compulsory);
 std::vector<LaunchTraffic> flash_decode_traffic(const Workload& resolved, bool compulsory);
+// FlashAttention-3's forward: Q and O once, K and V once per query block (causal: up to the
+// diagonal block), LSE always; FP8 writes O in bf16.
+std::vector<LaunchTraffic> flash3_traffic(const Workload& resolved, bool compulsory);
 
 }  // namespace attnsim::core

@@ -10,7 +10,7 @@ const std::vector<std::string_view>& workload_keys() {
       "smem_per_cta", "num_splits", "sram_bytes",      "functional",   "seed",       "working_set_bytes",
       "loads",      "programs",     "bytes_per_step",  "total_bytes", "gemm_cluster",
       "stack_frame_bytes", "page_size", "page_placement", "page_seed", "kv_lengths",
-      "impl", "sim.mode"};
+      "impl", "consumer_warpgroups", "pingpong", "intrawg_overlap", "sim.mode"};
   return keys;
 }
 

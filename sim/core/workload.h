@@ -64,6 +64,12 @@ struct Workload {
   PagePlacement page_placement = PagePlacement::kContiguous;
   std::uint64_t page_seed = 1;         // kShuffled: the permutation's seed
   KvLengths kv_lengths;                // seq_kv is then the cache capacity (the longest allowed)
+  // flash3 (FlashAttention-3's warp-specialized forward): consumer warp groups of 64 query rows
+  // each (block_m = 64 x consumer_warpgroups; 0 = from block_m or FA-3's tile heuristic), and
+  // its two scheduling knobs, -1 = FA-3's choice for the head dim and dtype, 0 off, 1 on.
+  std::uint32_t consumer_warpgroups = 0;
+  std::int8_t pingpong = -1;           // named-barrier ping-pong of the consumer warp groups' GEMMs
+  std::int8_t intrawg_overlap = -1;    // softmax of block j overlaps the QK^T GEMM of block j+1
   // flash2 backward tile and warps, resolved from FA-2's launch template (flash_bwd_launch_template.h)
   // for head_dim and the device's per-block shared memory; not workload keys (0 = unresolved:
   // the closed forms then use block_m, block_n).

@@ -1,8 +1,10 @@
 // sim.mode: sampled against full on workloads CI can afford: closed-form bytes exact with the L2
 // off, time and bytes within the error targets with the L2 on, the sampling recorded, the same
-// result twice.
+// result twice, launches of several warp groups simulated in full.
 #include <cmath>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -33,6 +35,48 @@ std::vector<Pair> run_both(const core::DeviceSpec& d, const std::vector<config::
   for (std::size_t i = 0; i < a.size(); ++i) out.push_back({a[i], b[i]});
   return out;
 }
+
+// CTAs of `groups` warp groups (4 warps each, no barriers between them), each running `steps`
+// equal steps: a 2 KiB load of its own rows, then a 64x64x64 MMA.
+class StepsLaunch : public core::KernelLaunch {
+ public:
+  StepsLaunch(std::uint64_t ctas, std::uint32_t groups, std::uint64_t steps) : ctas_(ctas), groups_(groups), steps_(steps) {}
+  std::string name() const override { return "steps"; }
+  core::LaunchShape shape() const override {
+    core::LaunchShape s;
+    s.grid_x = ctas_;
+    s.threads_per_cta = groups_ * 128;
+    s.regs_per_thread = 64;
+    return s;
+  }
+  std::vector<core::WarpGroupSpec> warp_groups() const override {
+    return std::vector<core::WarpGroupSpec>(groups_, {core::WarpRole::kConsumer, 4, 0});
+  }
+  bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
+    return emit_group_step(cta, 0, step, out);
+  }
+  bool emit_group_step(std::uint64_t cta, std::uint32_t group, std::uint64_t step,
+                       std::vector<core::TileOp>& out) const override {
+    if (step >= steps_) return false;
+    core::TileOp load;
+    load.kind = core::OpKind::kLoad;
+    load.tensor = core::Tensor::kK;
+    load.rows = 16;
+    load.row_bytes = 128;
+    load.row_stride = 128;
+    load.addr = ((cta * groups_ + group) * steps_ + step) * 2048;
+    core::TileOp mma;
+    mma.kind = core::OpKind::kMma;
+    mma.m = mma.n = mma.k = 64;
+    out = {load, mma};
+    return true;
+  }
+
+ private:
+  std::uint64_t ctas_;
+  std::uint32_t groups_;
+  std::uint64_t steps_;
+};
 
 double rel(double a, double b) { return b != 0 ? std::fabs(a - b) / b : std::fabs(a); }
 
@@ -110,6 +154,57 @@ TEST(Sampled, SameResultTwice) {
     EXPECT_EQ(a[i].totals.cycles, b[i].totals.cycles);
     EXPECT_EQ(a[i].tensors.dram, b[i].tensors.dram);
     EXPECT_EQ(a[i].totals.memory.lts_sectors, b[i].totals.memory.lts_sectors);
+  }
+}
+
+TEST(Sampled, OnlyOneGroupLaunchesAreSampled) {
+  // The same steps in one warp group are sampled; in two groups the launch runs in full.
+  const core::DeviceSpec d = testing::small_gpu();
+  EngineOptions full, sampled;
+  sampled.sampled = true;
+  for (std::uint32_t groups : {1u, 2u}) {
+    core::TileProgram program;
+    program.launches.push_back(std::make_unique<StepsLaunch>(64, groups, 256));
+    const auto a = simulate(d, program, full).at(0), b = simulate(d, program, sampled).at(0);
+    EXPECT_TRUE(b.totals.sampled);
+    if (groups == 1) {
+      EXPECT_LT(b.totals.sampled_fraction, 0.5);
+      continue;
+    }
+    EXPECT_EQ(b.totals.sampled_fraction, 1.0);
+    EXPECT_EQ(b.totals.ctas_skipped, 0u);
+    EXPECT_EQ(a.totals.cycles, b.totals.cycles);
+    EXPECT_EQ(a.tensors.dram, b.tensors.dram);
+    EXPECT_EQ(a.totals.stats.flops, b.totals.stats.flops);
+  }
+}
+
+TEST(Sampled, WarpSpecializedLaunchesRunInFull) {
+  // flash3's CTAs are a producer and consumer warp groups, the h200 standard GEMMs too: sampled
+  // mode simulates them in full, recorded as sampled with every op simulated. Enough waves that
+  // one-group launches of this size skip whole CTAs.
+  const core::DeviceSpec d = config::load_device("h200");
+  const std::vector<std::pair<std::string, std::vector<config::Override>>> cases = {
+      {"flash3", {{"batch", "8"}, {"heads", "16"}, {"seq", "1024"}, {"head_dim", "64"}}},
+      {"standard", {{"heads", "32"}, {"seq", "1024"}, {"head_dim", "128"}}}};
+  for (const auto& [kernel, sets] : cases) {
+    const core::TileProgram program = kernels::make_program(config::workload_for_kernel(kernel, sets), d);
+    EngineOptions full, sampled;
+    sampled.sampled = true;
+    const auto a = simulate(d, program, full), b = simulate(d, program, sampled);
+    ASSERT_EQ(a.size(), b.size());
+    bool multi = false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (program.launches[i]->warp_groups().size() == 1) continue;  // standard's softmax is sampled
+      multi = true;
+      EXPECT_EQ(a[i].totals.cycles, b[i].totals.cycles) << kernel << " launch " << i;
+      EXPECT_EQ(a[i].tensors.dram, b[i].tensors.dram) << kernel << " launch " << i;
+      EXPECT_EQ(a[i].totals.memory.lts_sectors, b[i].totals.memory.lts_sectors) << kernel << " launch " << i;
+      EXPECT_TRUE(b[i].totals.sampled);
+      EXPECT_EQ(b[i].totals.sampled_fraction, 1.0) << kernel << " launch " << i;
+      EXPECT_EQ(b[i].totals.ctas_skipped, 0u) << kernel << " launch " << i;
+    }
+    EXPECT_TRUE(multi) << kernel << ": no warp-specialized launch";
   }
 }
 
