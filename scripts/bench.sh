@@ -22,6 +22,9 @@ cases=(
   "block model 2048: flash2 fwd H32 N8192|^BM_Flash2FwdH32N8192Block2048/|3064480|as above"
   "block model 2048: standard fwd H32 N8192|^BM_StandardFwdH32N8192Block2048/|10491808|as above"
   "block model 2048: flash2 fwd H1 N131072|^BM_Flash2FwdH1N131072Block2048/||no measurement"
+  "sampled: flash2 fwd H32 N8192|^BM_SampledFlash2FwdH32N8192/|3064480|as above"
+  "sampled: standard fwd H32 N8192|^BM_SampledStandardFwdH32N8192/|10491808|as above"
+  "sampled: flash2 fwd H32 N1048576|^BM_SampledFlash2FwdH32N1048576/||no measurement"
 )
 i=0
 for c in "${cases[@]}"; do

@@ -132,7 +132,7 @@ class Result:
 
 
 def run(device="h200", kernel="flash2", seq=None, head_dim=None, heads=None, *, workload=None,
-        device_overrides=None, max_memory=None, progress=True, **keys):
+        device_overrides=None, max_memory=None, progress=True, sim_mode=None, **keys):
     """Simulates one workload on one device: ``attnsim run --device DEVICE --kernel KERNEL --set ...``.
 
     device            preset name (``devices()``) or a device YAML path
@@ -140,6 +140,7 @@ def run(device="h200", kernel="flash2", seq=None, head_dim=None, heads=None, *, 
     seq, head_dim, heads, **keys
                       workload keys (``workload_keys()``); None keeps the kernel's default
     device_overrides  dict of device keys, e.g. ``{"l2.capacity_bytes": 0}`` (L2 off)
+    sim_mode          ``"full"`` or ``"sampled"``: the workload key ``sim.mode`` (docs/sampling.md)
     max_memory        refuse a run whose estimated peak memory exceeds this (bytes or "4 GiB")
     progress          a progress line on sys.stderr for a long run, as ``attnsim run`` prints it:
                       on a terminal or in a notebook after 1 s, redrawn in place; elsewhere a line
@@ -147,6 +148,8 @@ def run(device="h200", kernel="flash2", seq=None, head_dim=None, heads=None, *, 
     Returns a Result. Raises ConfigError, SimulationError; KeyboardInterrupt on Ctrl-C.
     """
     keys = dict(seq=seq, head_dim=head_dim, heads=heads, **keys)
+    if sim_mode is not None:
+        keys["sim.mode"] = sim_mode
     text, series, period = _core.run(str(device), "" if workload else str(kernel),
                                      os.fspath(workload) if workload else "", _sets(keys, device_overrides),
                                      "" if max_memory is None else _value_text(max_memory), bool(progress),

@@ -394,3 +394,18 @@ def test_docs_example_runs_as_written(attnsim, tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     pngs = [f for f in os.listdir(tmp_path) if f.endswith(".png")]
     assert pngs, f"the example writes a figure: {os.listdir(tmp_path)}"
+
+
+def test_run_sim_mode_equals_cli_set(attnsim, attnsim_bin, check):
+    """sim_mode= is the workload key sim.mode: the same result as --set sim.mode=sampled, recorded
+    in attnsim__sim_mode; a bad mode is a ConfigError naming the key."""
+    keys = dict(heads=4, seq=4096, head_dim=128)
+    r = cli(attnsim_bin, "run", "--device", "h200", "--kernel", "flash2", *set_args(keys), "--set", "sim.mode=sampled",
+            "--json")
+    check(r.returncode == 0, r.stderr)
+    res = attnsim.run("h200", "flash2", sim_mode="sampled", progress=False, **keys)
+    check(res.metrics == json.loads(r.stdout)["metrics"], "run(sim_mode='sampled') == run --set sim.mode=sampled")
+    check(res.metrics["attnsim__sim_mode"] == 1 and res.metrics["attnsim__sampled_fraction"] < 1, f"{res.metrics}")
+    with pytest.raises(attnsim.ConfigError) as e:
+        attnsim.run("h200", "flash2", sim_mode="fast", progress=False, **keys)
+    check("sim.mode" in str(e.value), f"sim_mode='fast': {e.value}")

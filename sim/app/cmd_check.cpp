@@ -166,6 +166,7 @@ void check_point(CheckPoint& c, bool functional) {
   // Run in-process (the Python module), the context's stop flag ends the check.
   const std::atomic<bool>* interrupt = command_context().interrupt;
   engine::EngineOptions engine_options;
+  engine_options.sampled = program.workload.sim_mode == core::SimMode::kSampled;
   if (interrupt) engine_options.progress = [interrupt](const engine::LaunchProgress&) { throw_if_interrupted(interrupt); };
   for (const auto& k : engine::simulate(*c.device, program, engine_options)) dram.push_back(k.tensors.dram);
   c.dram_diff = difference(dram, want, first);
@@ -370,8 +371,15 @@ int cmd_check(const Args& args, std::ostream& out) {
     device_overrides.push_back({"sm.l1_caches_global_loads", "false"});  // no L2, no L1 for global loads
     auto device = std::make_shared<const core::DeviceSpec>(config::load_device(device_name, device_overrides));
     std::vector<core::Workload> workloads;
-    if (file.empty()) workloads = kernels::check_grid(*device);
-    else workloads.push_back(config::load_workload_file(file, workload_overrides));
+    if (file.empty()) {
+      workloads = kernels::check_grid(*device);
+      // --set sim.mode=sampled checks the grid's closed forms in sampled simulation.
+      for (const auto& o : workload_overrides)
+        if (o.key == "sim.mode") {
+          const core::SimMode mode = config::workload_for_kernel("flash2", {o}).sim_mode;
+          for (auto& w : workloads) w.sim_mode = mode;
+        }
+    } else workloads.push_back(config::load_workload_file(file, workload_overrides));
     for (const auto& w : workloads) {
       CheckPoint c;
       c.workload = w;

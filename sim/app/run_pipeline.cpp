@@ -29,7 +29,7 @@ core::Metrics total_metrics(const std::vector<core::KernelResult>& kernels) {
     const auto* t = core::find_metric(k.metrics, "gpu__time_duration.sum");
     double weight = (t && total_time > 0) ? t->value / total_time : 1.0 / kernels.size();
     for (const auto& m : k.metrics) {
-      if (m.name.rfind("launch__", 0) == 0) continue;
+      if (m.name.rfind("launch__", 0) == 0 || io::is_sampling_metric(m.name)) continue;
       double add = 0;
       if (ends_with(m.name, ".pct") || ends_with(m.name, "_pct")) {
         add = m.value * weight;
@@ -49,6 +49,7 @@ core::Metrics total_metrics(const std::vector<core::KernelResult>& kernels) {
     core::set_metric(totals, "dram__bytes.sum.per_second", bytes / (total_time * 1e-9));
   }
   core::set_metric(totals, "attnsim__launches", static_cast<double>(kernels.size()));
+  io::total_sampling_metrics(kernels, totals);
   return totals;
 }
 
@@ -70,16 +71,18 @@ core::RunResult run_workload(const core::Workload& workload, const core::DeviceS
   }
   core::RunResult result;
   result.workload = program.workload;
+  engine::EngineOptions engine_base = options.engine;
+  engine_base.sampled = program.workload.sim_mode == core::SimMode::kSampled;  // sim.mode
   result.device_name = device.name;
   if (options.interrupt) {
-    engine::EngineOptions engine_options = options.engine;
+    engine::EngineOptions engine_options = engine_base;
     engine_options.progress = [&options](const engine::LaunchProgress& p) {
       throw_if_interrupted(options.interrupt);
       if (options.engine.progress) options.engine.progress(p);
     };
     result.kernels = engine::simulate(device, program, engine_options);
   } else {
-    result.kernels = engine::simulate(device, program, options.engine);
+    result.kernels = engine::simulate(device, program, engine_base);
   }
   io::name_launch_metrics(result.kernels);  // the engine's typed totals get their names here
   result.metrics = total_metrics(result.kernels);

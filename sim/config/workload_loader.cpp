@@ -34,6 +34,11 @@ std::optional<core::Pass> parse_pass(const std::string& s) {
   if (s == "fwdbwd") return core::Pass::kFwdBwd;
   return std::nullopt;
 }
+std::optional<core::SimMode> parse_sim_mode(const std::string& s) {
+  if (s == "full") return core::SimMode::kFull;
+  if (s == "sampled") return core::SimMode::kSampled;
+  return std::nullopt;
+}
 std::optional<core::CtaOrder> parse_order(const std::string& s) {
   if (s == "row-major") return core::CtaOrder::kRowMajor;
   if (s == "head-major") return core::CtaOrder::kHeadMajor;
@@ -207,6 +212,11 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
     m.check(reads_key("gemm_ws") || !w.gemm_ws, "gemm_ws", "is not read by kernel '" + w.kernel + "'");
   m.boolean("functional", w.functional);
   m.u64("seed", w.seed);
+  {  // sim: {mode: full | sampled}
+    MapReader sim(m.reader(), m.get("sim"), m.path_of("sim"));
+    read_choice<core::SimMode>(sim, "mode", w.sim_mode, &parse_sim_mode, "full, sampled");
+    sim.finish();
+  }
   if (m.bytes("working_set_bytes", w.working_set_bytes))
     m.require(w.working_set_bytes > 0, "working_set_bytes", "must be positive");
   positive("loads", w.loads);
@@ -330,6 +340,7 @@ std::string workload_to_yaml(const core::Workload& w) {
     << "cta_order: " << core::to_string(w.cta_order) << "\n"
     << "functional: " << (w.functional ? "true" : "false") << "\n"
     << "seed: " << w.seed << "\n";
+  if (w.sim_mode != core::SimMode::kFull) o << "sim:\n  mode: " << core::to_string(w.sim_mode) << "\n";
   // Zero means "the kernel's default" and is written by leaving the key out.
   auto opt = [&](const char* key, std::uint64_t v) {
     if (v) o << key << ": " << v << "\n";

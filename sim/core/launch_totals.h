@@ -75,6 +75,12 @@ struct LaunchTotals {
   std::uint64_t ctas = 0;
   double waves = 0;
   std::optional<double> cycles_per_load;  // kernels that time their blocking loads
+  // sim.mode: sampled (engine/sampler.h): ops simulated over the launch's ops, and the relative
+  // standard error of the CTAs' time that the extrapolated steps may carry (summed, so a bound).
+  bool sampled = false;
+  double sampled_fraction = 1;
+  double sampling_error = 0;
+  std::uint64_t ctas_skipped = 0;  // CTAs not simulated, counted as the reference CTA
 };
 
 }  // namespace attnsim::core

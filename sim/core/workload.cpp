@@ -10,7 +10,7 @@ const std::vector<std::string_view>& workload_keys() {
       "smem_per_cta", "num_splits", "sram_bytes",      "functional",   "seed",       "working_set_bytes",
       "loads",      "programs",     "bytes_per_step",  "total_bytes", "gemm_cluster",
       "stack_frame_bytes", "page_size", "page_placement", "page_seed", "kv_lengths",
-      "impl", "gemm_ws", "consumer_warpgroups", "pingpong", "intrawg_overlap"};
+      "impl", "gemm_ws", "consumer_warpgroups", "pingpong", "intrawg_overlap", "sim.mode"};
   return keys;
 }
 
@@ -59,6 +59,7 @@ std::vector<std::uint64_t> sequence_kv_lengths(const Workload& w) {
   return std::vector<std::uint64_t>(w.batch, k.fixed ? k.fixed : w.seq_kv);
 }
 std::string_view to_string(KernelImpl i) { return i == KernelImpl::kFa2 ? "fa2" : "triton"; }
+std::string_view to_string(SimMode m) { return m == SimMode::kFull ? "full" : "sampled"; }
 
 bool packs_query_groups(const Workload& w) {
   return w.seq_q == 1 && w.kv_heads != 0 && w.kv_heads < w.heads && w.head_dim % 8 == 0;

@@ -15,6 +15,9 @@ namespace attnsim::core {
 
 enum class Pass : std::uint8_t { kFwd, kFwdBwd };
 enum class CtaOrder : std::uint8_t { kRowMajor, kHeadMajor };
+// sim.mode: simulate every op (full) or a detected steady state and extrapolate (sampled;
+// docs/sampling.md).
+enum class SimMode : std::uint8_t { kFull, kSampled };
 // Where a paged K/V cache's pages sit in its page pool: in sequence order, or permuted.
 enum class PagePlacement : std::uint8_t { kContiguous, kShuffled };
 
@@ -80,6 +83,7 @@ struct Workload {
   Bytes sram_bytes = 0;                // flash1: on-chip SRAM M in bytes for Algorithm 1 block sizes; 0 = device's
   bool functional = false;
   std::uint64_t seed = 1;              // functional mode's random inputs
+  SimMode sim_mode = SimMode::kFull;   // sim.mode
   // Microbenchmarks.
   Bytes working_set_bytes = 0;     // pointer_chase
   std::uint64_t loads = 0;         // pointer_chase
@@ -98,6 +102,7 @@ const std::vector<std::string_view>& workload_keys();
 
 std::string_view to_string(Pass p);
 std::string_view to_string(CtaOrder o);
+std::string_view to_string(SimMode m);
 std::string_view to_string(PagePlacement p);
 // The YAML text of kv_lengths as a workload file writes it: `N`, `[a, b, c]`,
 // `{uniform: [min, max], seed: s}`; "" for the default (every sequence seq_kv).

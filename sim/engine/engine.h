@@ -31,6 +31,7 @@ struct EngineOptions {
   // observes (results do not depend on it). Empty: not called.
   std::function<void(const LaunchProgress&)> progress;
   std::uint64_t progress_every_events = std::uint64_t{1} << 14;
+  bool sampled = false;  // sim.mode: sampled (engine/sampler.h)
 };
 
 // Throws core::SimError if the simulation cannot make progress, core::ConfigError if a

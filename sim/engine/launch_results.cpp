@@ -53,6 +53,7 @@ BusyCycles LaunchSimulator<Memory>::busy_cycles() const {
 template <class Memory>
 core::KernelResult LaunchSimulator<Memory>::results(double end) {
   for (Sm& sm : sms_) sm.set_warps(sm.warps, end);
+  if (sampler_.enabled()) add_skipped_stats();
   const BusyCycles busy = busy_cycles();
   // Dirty lines count as this launch's DRAM writes unless the device asks for Nsight Compute
   // accounting (l2.count_final_writeback: false), which stops counting when the kernel ends.
@@ -90,6 +91,7 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
     const double start = n > timed ? blocking_done_[n - timed - 1] : 0.0;
     t.cycles_per_load = (blocking_done_.back() - start) / static_cast<double>(timed);
   }
+  if (sampler_.enabled()) sampler_.finish(t, r.tensors, busy.dram);
   r.totals = t;  // sim/io names them (io::launch_metrics)
   r.series = series_.to_rates(device_);
   return r;

@@ -52,6 +52,7 @@ LaunchSimulator<Memory>::LaunchSimulator(const core::DeviceSpec& device, const c
     s.mbarriers.resize(mbar_counts_.size());
   }
   record_blocking_ = shape_.timed_loads > 0;
+  if (options.sampled) init_sampler();
   queue_.reserve(slots_.size() * 4 + 16);
 }
 
@@ -112,6 +113,7 @@ void LaunchSimulator<Memory>::dispatch(std::uint32_t slot, double now) {
   s.balance_t = now;
   Sm& sm = sms_[s.sm];
   sm.set_warps(sm.warps + warps_per_cta_, now);
+  if (sampler_.enabled() && sampled_dispatch(slot, now)) return;  // skipped whole: its slot is held
   for (std::uint32_t g = 0; g < s.groups.size(); ++g) queue_.push(now, EventKind::kResume, slot, g);
 }
 
@@ -137,6 +139,7 @@ void LaunchSimulator<Memory>::retire(std::uint32_t slot, double now) {
   Sm& sm = sms_[s.sm];
   sm.set_warps(sm.warps - warps_per_cta_, now);
   s.active = false;
+  if (sampler_.enabled()) sampler_.end_cta(slot, now);
   scheduler_.retire_one();
   end_time_ = std::max(end_time_, now);
   if (scheduler_.cluster_size() > 1) {
@@ -198,6 +201,10 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, std::uint32_t gi, doub
   CtaSlot& s = slots_[slot];
   WarpGroup& g = s.groups[gi];
   Sm& sm = sms_[s.sm];
+  if (sampler_.enabled() && sampler_.phantom(slot)) {
+    retire(slot, now);
+    return;
+  }
   for (;;) {
     check_progress(now);
     if (g.pc >= g.ops.size()) {
@@ -205,6 +212,7 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, std::uint32_t gi, doub
       g.pc = 0;
       if (!launch_.emit_group_step(s.cta, gi, g.step, g.ops)) {
         g.finished = true;
+        if (sample_steps_ && sampled_sleep(slot, sampler_.finish_cta(slot, now), now)) return;
         if (--s.groups_left == 0) retire(slot, now);
         return;
       }
@@ -212,11 +220,13 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, std::uint32_t gi, doub
         for (core::TileOp& o : g.ops)
           if (o.tensor == core::Tensor::kLocal) o.addr += static_cast<core::Bytes>(slot) * local_stride_;
       ++g.step;
+      if (sample_steps_ && sampled_step(slot, g, now)) return;
       continue;
     }
     const double done = execute(slot, s, gi, g, sm, g.ops[g.pc], now);
     if (done < 0) return;  // blocked: out of load credits, or in a barrier; resumed by its release
     ++g.pc;
+    if (sampler_.enabled()) sampler_.note_simulated_op();
     guard_.note_progress();
     if (done > now) {
       queue_.push(done, EventKind::kResume, slot, gi);
@@ -239,7 +249,10 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
         g.load_off = 0;
         g.load_done = now;
       }
-      if (!access_.load(slot, s, g, sm, now)) {
+      if (sampler_.enabled()) sampler_.before_access(memory_count());
+      const bool issued = access_.load(slot, s, g, sm, now);
+      if (sampler_.enabled()) sampler_.after_access(slot, op, memory_count(), issued);
+      if (!issued) {
         s.credit_waiters |= 1u << gi;
         return -1;
       }
@@ -256,7 +269,9 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       break;
     }
     case core::OpKind::kStore:
+      if (sampler_.enabled()) sampler_.before_access(memory_count());
       access_.store(s.sm, sm, op, now);
+      if (sampler_.enabled()) sampler_.after_access(slot, op, memory_count(), true);
       stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
       break;
     case core::OpKind::kSharedRead:
@@ -305,6 +320,7 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
                              " committed async " + (mma ? "MMA" : "copy") + " groups in flight in CTA " +
                              std::to_string(s.cta));
       double& open = mma ? g.open_mma : g.open_group;
+      if (sample_steps_ && !mma && open > 0) sampler_.note_group(slot, open - now);
       groups.commit(open);
       open = 0;
       break;

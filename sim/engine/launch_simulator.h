@@ -29,6 +29,7 @@
 #include "sim/engine/load_credits.h"
 #include "sim/engine/memory_system.h"
 #include "sim/engine/progress_guard.h"
+#include "sim/engine/sampler.h"
 #include "sim/engine/scratchpad_memory.h"
 #include "sim/engine/shared_memory_banks.h"
 #include "sim/engine/sm.h"
@@ -81,6 +82,14 @@ class LaunchSimulator {
   [[noreturn]] void stall(const std::string& why, double now) const;
   BusyCycles busy_cycles() const;
   core::KernelResult results(double end);
+  MemoryCount memory_count() { return {memory_.counters(), memory_.traffic().dram, memory_.traffic().lts, memory_.traffic().l1}; }
+  // sim.mode: sampled (launch_sampling.cpp). Each returns true when it has queued the slot's
+  // next kResume (the caller returns).
+  void init_sampler();
+  bool sampled_dispatch(std::uint32_t slot, double now);
+  bool sampled_step(std::uint32_t slot, WarpGroup& g, double now);  // g: the slot's one warp group
+  bool sampled_sleep(std::uint32_t slot, double until, double now);
+  void add_skipped_stats();
 
   const core::DeviceSpec& device_;
   const core::KernelLaunch& launch_;
@@ -107,6 +116,8 @@ class LaunchSimulator {
   std::vector<double> blocking_done_;  // completion times of blocking loads (shape_.timed_loads > 0)
   bool record_blocking_ = false;
   SampleSeries series_;
+  Sampler sampler_;  // enabled in sim.mode: sampled
+  bool sample_steps_ = false;  // sampled, and the CTAs are one warp group: the step hooks run
 };
 
 extern template class LaunchSimulator<MemorySystem>;

@@ -1,6 +1,8 @@
 // The Nsight Compute / attnsim__ names of a launch's typed totals.
 #include "sim/io/launch_metrics.h"
 
+#include <algorithm>
+
 namespace attnsim::io {
 
 core::Metrics launch_metrics(const core::LaunchTotals& t) {
@@ -30,6 +32,11 @@ core::Metrics launch_metrics(const core::LaunchTotals& t) {
   core::set_metric(m, "dram__bytes.sum.per_second",
                    t.time_ns > 0 ? static_cast<double>(t.dram_read + t.dram_write) / (t.time_ns * 1e-9) : 0);
   core::set_metric(m, "attnsim__events", static_cast<double>(t.stats.events));
+  // sim.mode (0 full, 1 sampled), ops simulated over the launch's ops, estimated relative error
+  // of the time in percent (docs/sampling.md).
+  core::set_metric(m, "attnsim__sim_mode", t.sampled ? 1.0 : 0.0);
+  core::set_metric(m, "attnsim__sampled_fraction", t.sampled_fraction);
+  core::set_metric(m, "attnsim__sampling_error_pct", 100.0 * t.sampling_error);
   core::set_metric(m, "attnsim__cycles", t.cycles);
   core::set_metric(m, "attnsim__flops", t.stats.flops);
   core::set_metric(m, "attnsim__l2_near_hits", static_cast<double>(c.l2_near_hits));
@@ -48,6 +55,24 @@ core::Metrics launch_metrics(const core::LaunchTotals& t) {
   core::set_metric(m, "attnsim__issue_busy_cycles", t.busy.issue);
   if (t.cycles_per_load) core::set_metric(m, "attnsim__cycles_per_load", *t.cycles_per_load);
   return m;
+}
+
+bool is_sampling_metric(std::string_view name) {
+  return name == "attnsim__sim_mode" || name == "attnsim__sampled_fraction";
+}
+
+void total_sampling_metrics(const std::vector<core::KernelResult>& kernels, core::Metrics& totals) {
+  double mode = 0, ops = 0, simulated = 0;
+  for (const core::KernelResult& k : kernels) {
+    mode = std::max(mode, k.totals.sampled ? 1.0 : 0.0);
+    // Weight each launch's fraction by its simulated events (a proxy of its ops).
+    const double events = static_cast<double>(k.totals.stats.events);
+    const double f = k.totals.sampled_fraction > 0 ? k.totals.sampled_fraction : 1.0;
+    simulated += events;
+    ops += events / f;
+  }
+  core::set_metric(totals, "attnsim__sim_mode", mode);
+  core::set_metric(totals, "attnsim__sampled_fraction", ops > 0 ? simulated / ops : 1.0);
 }
 
 void name_launch_metrics(std::vector<core::KernelResult>& kernels) {

@@ -4,6 +4,8 @@
 // (docs/hdf5-schema.md). The derived metrics (core/derived_metrics.h) are added after these.
 #pragma once
 
+#include <string_view>
+
 #include <vector>
 
 #include "sim/core/launch_totals.h"
@@ -17,5 +19,9 @@ core::Metrics launch_metrics(const core::LaunchTotals& t);
 // Sets each kernel's `metrics` to launch_metrics(totals): what engine::simulate returns has
 // typed totals only.
 void name_launch_metrics(std::vector<core::KernelResult>& kernels);
+// The run totals of attnsim__sim_mode (1 if any launch was sampled) and
+// attnsim__sampled_fraction (over all launches), which are not sums; is_sampling_metric names them.
+bool is_sampling_metric(std::string_view name);
+void total_sampling_metrics(const std::vector<core::KernelResult>& kernels, core::Metrics& totals);
 
 }  // namespace attnsim::io

@@ -66,6 +66,10 @@ void print_summary(const core::RunResult& result, const core::DeviceSpec& device
     if (result.kernels.size() > 1) occ += " (longest launch: " + k->name + ")";
     line("occupancy", occ);
   }
+  if (metric(m, "attnsim__sim_mode") > 0)
+    line("sampled", fixed(100.0 * metric(m, "attnsim__sampled_fraction"), 2) +
+                        " % of the ops simulated, the rest extrapolated; estimated time error +-" +
+                        fixed(metric(m, "attnsim__sampling_error_pct"), 2) + " % (sim.mode: sampled)");
   if (!block_rule.empty()) {
     const core::Workload& w = result.workload;
     std::string blocks = "B_r = block_m = " + std::to_string(w.block_m) + ", B_c = block_n = " +

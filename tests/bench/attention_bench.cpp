@@ -1,10 +1,11 @@
 // End-to-end Google Benchmark targets of the attention kernels on the h200 preset (flash2 and
 // standard forward, B=1 H=32 N=8192 d=128; flash2 at N=131072, H=1) and the cost of emitting the
-// tile-op stream alone (no engine). Counters: simulated events/s, simulated DRAM bytes/s, the
+// tile-op stream alone (no engine); sim.mode: sampled against full side by side. Counters: simulated events/s, simulated DRAM bytes/s, the
 // simulated kernel time and the process's peak RSS so far.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -39,12 +40,15 @@ double peak_rss_mib() {
 }
 
 // `tracking`: l2.tracking_bytes ("0" = the line model, the default; "2048" = the block model).
-void run_end_to_end(benchmark::State& state, const core::Workload& w, const char* tracking = "0") {
+void run_end_to_end(benchmark::State& state, const core::Workload& w, const char* tracking = "0",
+                    bool sampled = false) {
   const core::DeviceSpec d = config::load_device("h200", {{"l2.tracking_bytes", tracking}});
   double events = 0, bytes = 0, kernel_ns = 0;
+  EngineOptions options;
+  options.sampled = sampled;
   for (auto _ : state) {
     const core::TileProgram program = w.kernel == "flash2" ? kernels::make_flash2(w, d) : kernels::make_standard(w, d);
-    const auto results = simulate(d, program);
+    const auto results = simulate(d, program, options);
     kernel_ns = 0;
     for (const auto& r : results) {
       events += static_cast<double>(r.totals.stats.events);
@@ -82,6 +86,60 @@ void BM_Flash2FwdH1N131072Block2048(benchmark::State& state) {
   run_end_to_end(state, attention("flash2", 1, 131072), "2048");
 }
 BENCHMARK(BM_Flash2FwdH1N131072Block2048)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+// sim.mode: sampled (docs/sampling.md), alone.
+void BM_SampledFlash2FwdH32N8192(benchmark::State& state) {
+  run_end_to_end(state, attention("flash2", 32, 8192), "0", true);
+}
+BENCHMARK(BM_SampledFlash2FwdH32N8192)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+void BM_SampledStandardFwdH32N8192(benchmark::State& state) {
+  run_end_to_end(state, attention("standard", 32, 8192), "0", true);
+}
+BENCHMARK(BM_SampledStandardFwdH32N8192)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+void BM_SampledFlash2FwdH32N1048576(benchmark::State& state) {
+  run_end_to_end(state, attention("flash2", 32, 1048576), "0", true);
+}
+BENCHMARK(BM_SampledFlash2FwdH32N1048576)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+// flash2 B1 H32 N8192 d128 in full and sampled in the same run: CPU seconds of each, the speed-up
+// and the sampled result's relative errors (time, DRAM bytes, L2 bytes) in percent.
+void BM_SampledVsFullFlash2FwdH32N8192(benchmark::State& state) {
+  const core::DeviceSpec d = config::load_device("h200");
+  const core::Workload w = attention("flash2", 32, 8192);
+  double cpu_full = 0, cpu_sampled = 0;
+  std::vector<core::KernelResult> full, sampled;
+  for (auto _ : state) {
+    const core::TileProgram program = kernels::make_flash2(w, d);
+    EngineOptions o;
+    double t0 = cpu_seconds();
+    full = simulate(d, program, o);
+    cpu_full = cpu_seconds() - t0;
+    o.sampled = true;
+    t0 = cpu_seconds();
+    sampled = simulate(d, program, o);
+    cpu_sampled = cpu_seconds() - t0;
+  }
+  auto err = [](double a, double b) { return b != 0 ? 100.0 * (a - b) / b : 0.0; };
+  const core::LaunchTotals& f = full.at(0).totals;
+  const core::LaunchTotals& s = sampled.at(0).totals;
+  state.counters["full_cpu_s"] = cpu_full;
+  state.counters["sampled_cpu_s"] = cpu_sampled;
+  state.counters["speedup"] = cpu_sampled > 0 ? cpu_full / cpu_sampled : 0;
+  state.counters["time_err_pct"] = err(s.time_ns, f.time_ns);
+  state.counters["dram_err_pct"] = err(static_cast<double>(s.dram_read + s.dram_write), static_cast<double>(f.dram_read + f.dram_write));
+  state.counters["lts_err_pct"] = err(static_cast<double>(s.memory.lts_bytes), static_cast<double>(f.memory.lts_bytes));
+  state.counters["sampled_fraction"] = s.sampled_fraction;
+}
+BENCHMARK(BM_SampledVsFullFlash2FwdH32N8192)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 // Micro: one CTA's tile program through the engine (flash2, one 128-row query block against
 // 8192 keys: 128 K/V steps on one SM of h200).

@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""Compares sim.mode: sampled against full: runs `attnsim run ... --json` in both modes on each
+workload (one per line of `attnsim run` arguments; # starts a comment) and prints per workload the
+relative error of kernel time, DRAM bytes and L2 bytes, the sampled fraction, the estimated error
+and the CPU seconds (user + sys of the child) of each mode, then the medians and worst cases.
+
+Usage: scripts/sampled_vs_full.py [--binary build/attnsim] [--json OUT] LIST...
+Exit 0 when every workload ran; 1 when a run failed."""
+import argparse
+import json
+import os
+import resource
+import shlex
+import statistics
+import subprocess
+import sys
+
+
+def run(binary, args, mode):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run([binary, "run", *args, "--set", f"sim.mode={mode}", "--json"], capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if p.returncode != 0:
+        raise RuntimeError(f"{mode}: rc={p.returncode}: {p.stderr.strip().splitlines()[:1]}")
+    return json.loads(p.stdout)["metrics"], cpu
+
+
+def rel(a, b):
+    return (a - b) / b if b else (0.0 if a == b else float("inf"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default="build/attnsim")
+    ap.add_argument("--json", help="write the rows as JSON here")
+    ap.add_argument("lists", nargs="+")
+    a = ap.parse_args()
+    lines = []
+    for path in a.lists:
+        with open(path) as f:
+            for line in f:
+                line = line.split("#", 1)[0].strip()
+                if line:
+                    lines.append(line)
+    rows, failed = [], 0
+    print(f"{'time err %':>10} {'DRAM err %':>10} {'L2 err %':>9} {'sampled %':>9} {'est. %':>7} {'full s':>7} {'samp s':>7} {'speed-up':>8}  workload")
+    for line in lines:
+        args = shlex.split(line)
+        try:
+            full, cpu_f = run(a.binary, args, "full")
+            samp, cpu_s = run(a.binary, args, "sampled")
+        except RuntimeError as e:
+            print(f"FAILED {e}: {line}")
+            failed += 1
+            continue
+        dram = lambda m: m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+        r = {
+            "workload": line,
+            "time_err": rel(samp["gpu__time_duration.sum"], full["gpu__time_duration.sum"]),
+            "dram_err": rel(dram(samp), dram(full)),
+            "l2_err": rel(samp["lts__t_bytes.sum"], full["lts__t_bytes.sum"]),
+            "sampled_fraction": samp.get("attnsim__sampled_fraction", 1.0),
+            "estimated_err_pct": samp.get("attnsim__sampling_error_pct", 0.0),
+            "cpu_full_s": cpu_f,
+            "cpu_sampled_s": cpu_s,
+            "full": {k: full[k] for k in ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+                                          "lts__t_bytes.sum") if k in full},
+            "sampled": {k: samp[k] for k in ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
+                                             "lts__t_bytes.sum") if k in samp},
+        }
+        rows.append(r)
+        print(f"{100 * r['time_err']:10.3f} {100 * r['dram_err']:10.3f} {100 * r['l2_err']:9.3f} "
+              f"{100 * r['sampled_fraction']:9.2f} {r['estimated_err_pct']:7.2f} {cpu_f:7.2f} {cpu_s:7.2f} "
+              f"{cpu_f / max(cpu_s, 1e-9):8.1f}  {line}", flush=True)
+    if rows:
+        t = [abs(r["time_err"]) for r in rows]
+        d = [abs(r["dram_err"]) for r in rows]
+        l2 = [abs(r["l2_err"]) for r in rows]
+        print(f"{len(rows)} workloads: |time err| median {100 * statistics.median(t):.3f} %, worst {100 * max(t):.3f} %; "
+              f"|DRAM err| worst {100 * max(d):.3f} %; |L2 err| worst {100 * max(l2):.3f} %; "
+              f"CPU full {sum(r['cpu_full_s'] for r in rows):.1f} s, sampled {sum(r['cpu_sampled_s'] for r in rows):.1f} s")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+// LaunchSimulator's hooks for sim.mode: sampled (the decisions are the Sampler's, sampler.h).
+#include "sim/engine/launch_simulator.h"
+
+namespace attnsim::engine {
+
+template <class Memory>
+void LaunchSimulator<Memory>::init_sampler() {
+  sampler_ = Sampler(static_cast<std::uint32_t>(slots_.size()), scheduler_.num_ctas(),
+                     !memory_.l2_enabled() || device_.l2.count_final_writeback);
+  // A launch that times its blocking loads one by one (pointer_chase) is simulated in full.
+  if (record_blocking_) return sampler_.disable();
+  // So is a launch of warp-specialized CTAs (several warp groups), of clusters or with mbarriers:
+  // a skipped step would leave the other groups' and CTAs' barrier phases behind.
+  if (groups_.size() != 1 || shape_.cluster_size > 1 || !mbar_counts_.empty()) return sampler_.disable();
+  sample_steps_ = true;  // the sampler's per-step state is the slot's group 0
+  sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
+    return launch_.emit_group_step(cta, 0, step, ops);
+  });
+}
+
+template <class Memory>
+bool LaunchSimulator<Memory>::sampled_dispatch(std::uint32_t slot, double now) {
+  const std::uint64_t cta = slots_[slot].cta;
+  const double held = sampler_.start_cta(slot, cta, now, [this, cta](std::uint64_t step, std::vector<core::TileOp>& ops) {
+    return launch_.emit_group_step(cta, 0, step, ops);
+  });
+  return held > 0 && sampled_sleep(slot, now + held, now);
+}
+
+template <class Memory>
+bool LaunchSimulator<Memory>::sampled_sleep(std::uint32_t slot, double until, double now) {
+  if (until <= now) return false;
+  queue_.push(until, EventKind::kResume, slot);
+  return true;
+}
+
+template <class Memory>
+bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, double now) {
+  const double begin = now + sampler_.pending(slot);  // when this step would start
+  const double start = sampler_.on_step(slot, g.ops, now, [this](const core::TileOp& op, LaunchStats& st, core::TensorTraffic& smem) {
+    count_op(op, banks_, st, smem);
+  });
+  if (start < 0) {
+    // Skipped: its counts are taken. Its async-copy groups are committed and waited for as the
+    // step would have, each done the CTA's mean group latency after the step's start, so the
+    // steps simulated after the skip find the pipeline full, as in the steady state. Its async-MMA
+    // groups (wgmma) are committed done: the CTA resumes after the skipped steps' end.
+    const double latency = sampler_.group_latency(slot);
+    bool loads = false;
+    for (const core::TileOp& op : g.ops) {
+      if (op.kind == core::OpKind::kLoad && op.async) loads = true;
+      if (op.kind == core::OpKind::kCommit && !g.copies.full()) {
+        g.copies.commit(loads ? begin + latency : 0.0);
+        loads = false;
+      }
+      if (op.kind == core::OpKind::kWait) g.copies.wait(op.count, now);
+      if (op.kind == core::OpKind::kMmaCommit && !g.mmas.full()) g.mmas.commit(0.0);
+      if (op.kind == core::OpKind::kMmaWait) g.mmas.wait(op.count, now);
+    }
+    g.ops.clear();
+    return false;
+  }
+  return sampled_sleep(slot, start, now);  // after skipped steps the CTA sleeps through them
+}
+
+template <class Memory>
+void LaunchSimulator<Memory>::add_skipped_stats() {
+  const std::uint64_t events = stats_.events;  // events stay those simulated
+  stats_ += sampler_.skipped_stats();
+  stats_.events = events;
+}
+
+#define ATTNSIM_SAMPLING_HOOKS(M)                                                                  \
+  template void LaunchSimulator<M>::init_sampler();                                                \
+  template bool LaunchSimulator<M>::sampled_dispatch(std::uint32_t, double);                       \
+  template bool LaunchSimulator<M>::sampled_sleep(std::uint32_t, double, double);                  \
+  template bool LaunchSimulator<M>::sampled_step(std::uint32_t, WarpGroup&, double);               \
+  template void LaunchSimulator<M>::add_skipped_stats();
+ATTNSIM_SAMPLING_HOOKS(MemorySystem)
+ATTNSIM_SAMPLING_HOOKS(ScratchpadMemory)
+#undef ATTNSIM_SAMPLING_HOOKS
+
+}  // namespace attnsim::engine

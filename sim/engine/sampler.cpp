@@ -1,0 +1,239 @@
+// Sampled simulation inside a CTA: run detection, skipped steps' counts and their extrapolation.
+#include "sim/engine/sampler.h"
+
+#include <array>
+
+namespace attnsim::engine {
+
+namespace {
+
+// The memory counters in vec order (Sampler::kVec).
+std::array<std::uint64_t, 10> counter_values(const core::MemoryCounters& c) {
+  return {c.lts_sectors, c.lts_hit_sectors, c.lts_bytes, c.l2_request_bytes, c.l1_hits,
+          c.l1_misses,   c.l2_near_hits,    c.l2_far_hits, c.l2_misses,     c.l2_writebacks};
+}
+
+void accumulate(MemoryCount& acc, const MemoryCount& after, const MemoryCount& before) {
+  auto& c = acc.c;
+  c.lts_sectors += after.c.lts_sectors - before.c.lts_sectors;
+  c.lts_hit_sectors += after.c.lts_hit_sectors - before.c.lts_hit_sectors;
+  c.lts_bytes += after.c.lts_bytes - before.c.lts_bytes;
+  c.l2_request_bytes += after.c.l2_request_bytes - before.c.l2_request_bytes;
+  c.l1_hits += after.c.l1_hits - before.c.l1_hits;
+  c.l1_misses += after.c.l1_misses - before.c.l1_misses;
+  c.l2_near_hits += after.c.l2_near_hits - before.c.l2_near_hits;
+  c.l2_far_hits += after.c.l2_far_hits - before.c.l2_far_hits;
+  c.l2_misses += after.c.l2_misses - before.c.l2_misses;
+  c.l2_writebacks += after.c.l2_writebacks - before.c.l2_writebacks;
+  auto level = [](core::TensorTraffic& x, const core::TensorTraffic& hi, const core::TensorTraffic& lo) {
+    for (std::size_t t = 0; t < core::kNumTensors; ++t) {
+      x.by_tensor[t].read += hi.by_tensor[t].read - lo.by_tensor[t].read;
+      x.by_tensor[t].write += hi.by_tensor[t].write - lo.by_tensor[t].write;
+    }
+  };
+  level(acc.dram, after.dram, before.dram);
+  level(acc.lts, after.lts, before.lts);
+  level(acc.l1, after.l1, before.l1);
+}
+
+}  // namespace
+
+void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStats& st, core::TensorTraffic& smem) {
+  switch (op.kind) {
+    case core::OpKind::kLoad:
+    case core::OpKind::kStore:
+      st.lsu_bytes += op.bytes();
+      break;
+    case core::OpKind::kSharedRead:
+    case core::OpKind::kSharedWrite: {
+      const BankCost c = banks.cost(op);
+      st.wavefronts += c.wavefronts;
+      st.bank_conflicts += c.conflicts;
+      (op.kind == core::OpKind::kSharedRead ? smem[op.tensor].read : smem[op.tensor].write) += op.bytes();
+      break;
+    }
+    case core::OpKind::kMma: {  // mma.sync, or async (wgmma): its FLOPs count when issued
+      const double flops = 2.0 * op.m * op.n * op.k;
+      st.flops += flops;
+      st.mma_flops += flops;
+      break;
+    }
+    case core::OpKind::kExp:
+      st.flops += static_cast<double>(op.count);
+      st.exp_ops += static_cast<double>(op.count);
+      break;
+    case core::OpKind::kElementwise:
+      st.flops += static_cast<double>(op.count);
+      st.fp32_ops += static_cast<double>(op.count);
+      break;
+    case core::OpKind::kIssue:
+      st.issue_ops += static_cast<double>(op.count);
+      break;
+    // Ordering only: no pipe work, no bytes (as in the full engine).
+    case core::OpKind::kBarrier:
+    case core::OpKind::kCommit:
+    case core::OpKind::kWait:
+    case core::OpKind::kMbarArrive:
+    case core::OpKind::kMbarWait:
+    case core::OpKind::kMmaCommit:
+    case core::OpKind::kMmaWait:
+    case core::OpKind::kNamedSync:
+    case core::OpKind::kNamedArrive:
+      break;
+  }
+}
+
+Sampler::Sampler(std::uint32_t slots, std::uint64_t ctas, bool flush_counted)
+    : slots_(slots), flush_counted_(flush_counted), stored_(core::kNumTensors, 0.0), ext_(kVec, 0.0), scratch_(kVec, 0.0), ctas_(ctas) {
+  const std::uint64_t s = std::max<std::uint32_t>(1, slots);
+  waves_.resize((ctas + s - 1) / s);
+  // The last full wave and the partial one are simulated, the full wave before them too.
+  const std::uint64_t rest = ctas % s;
+  tail_from_ = ctas >= s + rest ? ctas - s - rest : 0;
+  warm_from_ = tail_from_ >= s ? tail_from_ - s : 0;
+}
+
+std::uint64_t Sampler::signature(const std::vector<core::TileOp>& ops) {
+  std::uint64_t h = 1469598103934665603ull ^ ops.size();
+  auto mix = [&h](std::uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+  for (const core::TileOp& op : ops) {
+    mix(static_cast<std::uint64_t>(op.kind) | static_cast<std::uint64_t>(op.tensor) << 8 |
+        static_cast<std::uint64_t>(op.pattern) << 16 | static_cast<std::uint64_t>(op.async) << 24 |
+        static_cast<std::uint64_t>(op.bulk) << 25 | static_cast<std::uint64_t>(op.flavour) << 26 |
+        static_cast<std::uint64_t>(op.barrier) << 32 | static_cast<std::uint64_t>(op.multicast) << 40);
+    mix(static_cast<std::uint64_t>(op.rows) << 32 | op.row_bytes);
+    mix(op.row_stride);
+    mix(static_cast<std::uint64_t>(op.m) << 40 ^ static_cast<std::uint64_t>(op.n) << 20 ^ op.k);
+    mix(op.count ^ static_cast<std::uint64_t>(op.tx_bytes) << 48);
+  }
+  return h;
+}
+
+void Sampler::add_scaled(std::vector<double>& acc, const MemoryCount& d, double f, bool extrapolated) const {
+  // Extrapolated accesses leave out DRAM writes and write-backs: those are the stored bytes
+  // (add_stored), not a rate per byte loaded.
+  const bool drop_writes = extrapolated && flush_counted_;
+  const auto c = counter_values(d.c);
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (i != 9 || !drop_writes) acc[i] += f * static_cast<double>(c[i]);  // 9: l2_writebacks
+  std::size_t i = c.size();
+  for (const core::TensorTraffic* level : {&d.dram, &d.lts, &d.l1})
+    for (std::size_t t = 0; t < core::kNumTensors; ++t) {
+      acc[i++] += f * static_cast<double>(level->by_tensor[t].read);
+      acc[i++] += drop_writes && level == &d.dram ? 0.0 : f * static_cast<double>(level->by_tensor[t].write);
+    }
+}
+
+void Sampler::count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig) {
+  if (s.shape.steps++ == 0) s.shape.first_sig = sig;
+  s.shape.last_sig = sig;
+  s.shape.ops += ops.size();
+}
+
+Sampler::KeyAcc& Sampler::key(Slot& s, std::uint32_t k) {
+  for (KeyAcc& a : s.keys)
+    if (a.key == k) return a;
+  s.keys.push_back({});
+  s.keys.back().key = k;
+  return s.keys.back();
+}
+
+void Sampler::add_skipped(Slot& s, double time, double standard_error) {
+  s.pending += time;
+  s.skipped_any = true;
+  skipped_time_ += time;
+  error_sum_ += standard_error;
+}
+
+double Sampler::finish_cta(std::uint32_t slot, double now) {
+  Slot& s = slots_[slot];
+  const double end = now + s.pending;
+  s.pending = 0;
+  s.measure = false;
+  return end;
+}
+
+void Sampler::after_access(std::uint32_t slot, const core::TileOp& op, const MemoryCount& m, bool done) {
+  KeyAcc& a = key(slots_[slot], key_of(op));
+  accumulate(a.delta, m, before_);
+  if (done) a.requested += static_cast<double>(op.bytes());
+}
+
+void Sampler::end_cta(std::uint32_t slot, double now) {
+  Slot& s = slots_[slot];
+  const double duration = now - s.cta_start;
+  total_time_ += duration;
+  if (s.phantom) {  // skipped whole: the reference CTA's counts
+    ++phantoms_;
+    for (std::size_t i = 0; i < kVec; ++i) ext_[i] += ref_.mem[i];
+    for (std::size_t t = 0; t < core::kNumTensors; ++t) stored_[t] += ref_.mem[10 + 2 * t + 1];
+    skipped_stats_ += ref_.stats;
+    skipped_smem_ += ref_.smem;
+    ops_skipped_ += ref_.shape.ops;
+    skipped_time_ += duration;
+    error_sum_ += ref_.rel_error * duration;
+    s.phantom = false;
+    return;
+  }
+  // The CTA's memory counts: its simulated accesses, and its skipped steps' extrapolated.
+  std::fill(scratch_.begin(), scratch_.end(), 0.0);
+  for (const KeyAcc& a : s.keys) {
+    add_scaled(scratch_, a.delta, 1.0, false);
+    if (a.skipped > 0 && a.requested > 0) {
+      const double f = a.skipped / a.requested;
+      add_scaled(scratch_, a.delta, f, true);
+      if (!s.warm) add_scaled(ext_, a.delta, f, true);
+      if (a.key % 2 == 1 && flush_counted_) {  // skipped stores: each stored byte reaches DRAM once
+        const std::size_t w = 10 + 2 * (a.key / 2) + 1;
+        scratch_[w] += a.skipped;
+        if (!s.warm) ext_[w] += a.skipped;
+      }
+    }
+  }
+  for (const KeyAcc& a : s.keys)
+    if (a.key % 2 == 1) stored_[a.key / 2] += a.requested + a.skipped;
+  // What a CTA like it adds when skipped whole: its DRAM writes are its stored bytes.
+  for (std::size_t t = 0; t < core::kNumTensors; ++t) scratch_[10 + 2 * t + 1] = 0;
+  for (const KeyAcc& a : s.keys)
+    if (a.key % 2 == 1) scratch_[10 + 2 * (a.key / 2) + 1] = a.requested + a.skipped;
+  s.shape.flops = s.cta_stats.flops;
+  s.shape.lsu_bytes = s.cta_stats.lsu_bytes;
+  s.shape.wavefronts = s.cta_stats.wavefronts;
+  if (s.warm) {
+    // Simulated to rebuild the L2 state: its counts are replaced by the reference CTA's.
+    for (const KeyAcc& a : s.keys) add_scaled(ext_, a.delta, -1.0, false);
+    for (std::size_t i = 0; i < kVec; ++i) ext_[i] += ref_.mem[i];
+    return;
+  }
+  wave_done(s.cta, s, duration, scratch_);
+}
+
+void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy) const {
+  auto r = [](double x) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, x))); };
+  auto& c = t.memory;
+  std::uint64_t* counters[10] = {&c.lts_sectors, &c.lts_hit_sectors, &c.lts_bytes, &c.l2_request_bytes, &c.l1_hits,
+                                 &c.l1_misses,   &c.l2_near_hits,    &c.l2_far_hits, &c.l2_misses,     &c.l2_writebacks};
+  for (std::size_t i = 0; i < 10; ++i) *counters[i] = r(static_cast<double>(*counters[i]) + ext_[i]);
+  const core::Bytes dram_before = traffic.dram.total_read() + traffic.dram.total_write();
+  std::size_t i = 10;
+  for (core::TensorTraffic* level : {&traffic.dram, &traffic.lts, &traffic.l1})
+    for (std::size_t k = 0; k < core::kNumTensors; ++k) {
+      level->by_tensor[k].read = r(static_cast<double>(level->by_tensor[k].read) + ext_[i++]);
+      level->by_tensor[k].write = r(static_cast<double>(level->by_tensor[k].write) + ext_[i++]);
+    }
+  if (!flush_counted_)  // evictions cannot write back more than was stored
+    for (std::size_t k = 0; k < core::kNumTensors; ++k)
+      traffic.dram.by_tensor[k].write = std::min<core::Bytes>(traffic.dram.by_tensor[k].write, r(stored_[k]));
+  traffic.smem += skipped_smem_;
+  t.dram_read = traffic.dram.total_read();
+  t.dram_write = traffic.dram.total_write();
+  const core::Bytes dram_after = t.dram_read + t.dram_write;
+  if (dram_before > 0) t.busy.dram = hbm_busy * static_cast<double>(dram_after) / static_cast<double>(dram_before);
+  t.sampled = true;
+  t.ctas_skipped = phantoms_;
+  const double all = static_cast<double>(ops_simulated_ + ops_skipped_);
+  t.sampled_fraction = all > 0 ? static_cast<double>(ops_simulated_) / all : 1.0;
+  t.sampling_error = total_time_ > 0 ? error_sum_ / total_time_ : 0.0;
+}
+
+}  // namespace attnsim::engine

@@ -1,0 +1,320 @@
+// Sampled simulation (sim.mode: sampled, docs/sampling.md): inside each CTA, a run of loop steps
+// whose op streams have the same shape (every field but the addresses) is simulated until its
+// step time is steady, then its further steps are skipped: the CTA sleeps for their measured
+// mean time, their op-stream counts are added exactly, and their memory-system counts (L2
+// lookups, hits, DRAM bytes, write-backs) are extrapolated per requested byte from the same
+// CTA's simulated ops of the same tensor and direction. Short sample blocks every kPeriod steps
+// re-measure long runs. Across CTAs (sampler_waves.cpp): once two consecutive waves of CTAs with
+// equal op streams agree in mean CTA time, DRAM bytes and L2 hits, further CTAs that check out
+// equal (same step count, same first and last step shape) are skipped whole: their slot is held
+// for the reference CTA time and their counts are the reference CTA's. The wave before the last
+// full one is simulated again to rebuild the L2 state (its counts are the reference's), and the
+// last full and partial waves are simulated. Only CTAs and steps: nothing here knows a kernel.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "sim/core/launch_totals.h"
+#include "sim/core/run_result.h"
+#include "sim/core/tile_op.h"
+#include "sim/engine/shared_memory_banks.h"
+
+namespace attnsim::engine {
+
+// What the memory system has counted so far (the parts a skipped op would have added to).
+struct MemoryCount {
+  core::MemoryCounters c;
+  core::TensorTraffic dram, lts, l1;
+};
+
+// Adds op's op-stream counts (as LaunchSimulator::execute counts them) to `stats` and `smem`.
+void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStats& stats, core::TensorTraffic& smem);
+
+class Sampler {
+ public:
+  static constexpr std::uint32_t kWarmSteps = 8;    // steps of a run always simulated first
+  static constexpr std::uint32_t kLeadSteps = 2;    // steps after a skip that refill the pipeline (not measured)
+  static constexpr std::uint32_t kBlockSteps = 4;   // a re-measuring sample block
+  static constexpr std::uint32_t kPeriod = 64;      // a sample block ends each period of a long run
+  static constexpr std::uint64_t kMinSteps = 32;    // CTAs with fewer steps are not sampled inside
+
+  static constexpr double kWaveTolerance = 0.01;  // waves agree in time, DRAM bytes, L2 hits
+
+  Sampler() = default;
+  // `flush_counted`: dirty L2 lines left at the end are counted as DRAM writes, so each stored
+  // byte reaches DRAM once: the DRAM writes of skipped work are its stored bytes. Otherwise
+  // (Nsight Compute accounting) the DRAM writes are the evictions during the launch: those of
+  // skipped steps are extrapolated per byte loaded, each tensor's capped at its stored bytes.
+  Sampler(std::uint32_t slots, std::uint64_t ctas, bool flush_counted);
+  bool enabled() const { return !slots_.empty(); }
+
+  // CTA `cta` starts in `slot` at `now`. Returns 0 when it is simulated, or how long its slot is
+  // held when it is skipped whole. `emit(step, ops)` is the launch's emit_step for this CTA.
+  template <class Emit>
+  double start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emit&& emit);
+  bool phantom(std::uint32_t slot) const { return slots_[slot].phantom; }
+  // Counts the steps of up to kProbes CTAs spread over the grid (`emit(cta, step, ops)`); when
+  // they differ (a causal mask, uneven splits), CTAs read shared data at different step
+  // positions, the simulated steps of one CTA are the skipped steps of another and per-step L2
+  // ratios do not carry over: steps are then not skipped (the launch is simulated in full).
+  template <class Emit>
+  void probe(std::uint64_t ctas, Emit&& emit);
+  static constexpr std::uint32_t kProbes = 16;
+  // Simulates everything (steps and CTAs), still recording the mode and fraction.
+  void disable() {
+    skip_steps_ = false;
+    skip_waves_ = false;
+  }
+  // The CTA in `slot` has its next step's ops in `ops`, at `now` (the previous step's ops are
+  // done). Returns -1 when the step is skipped (its counts are taken; emit the next one), or
+  // the time to start it at (> now after skipped steps: the CTA sleeps until then).
+  // `counts` adds an op's op-stream counts to the LaunchStats and the shared-memory traffic.
+  template <class Counts>
+  double on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops, double now, Counts&& counts);
+  // The CTA has no step left: returns when it retires (after its last skipped steps).
+  double finish_cta(std::uint32_t slot, double now);
+  // The CTA in `slot` retires at `now`: its skipped steps' memory counts are extrapolated.
+  void end_cta(std::uint32_t slot, double now);
+  // Memory counts before and after an access of op `op` by the CTA in `slot`; `done`: the
+  // whole op is issued (its requested bytes count once).
+  void before_access(const MemoryCount& m) { before_ = m; }
+  void after_access(std::uint32_t slot, const core::TileOp& op, const MemoryCount& m, bool done);
+  void note_simulated_op() { ++ops_simulated_; }
+  // A simulated step of the CTA in `slot` committed an async group of loads that completes
+  // `latency` after its commit.
+  void note_group(std::uint32_t slot, double latency) {
+    Slot& s = slots_[slot];
+    s.group_latency += latency;
+    ++s.groups;
+  }
+  // Mean latency of the CTA's committed groups so far (0: none).
+  double group_latency(std::uint32_t slot) const {
+    const Slot& s = slots_[slot];
+    return s.groups ? s.group_latency / static_cast<double>(s.groups) : 0.0;
+  }
+  // When the skipped steps so far end (the CTA sleeps until then).
+  double pending(std::uint32_t slot) const { return slots_[slot].pending; }
+  std::uint64_t phantoms() const { return phantoms_; }
+
+  // The skipped steps' op-stream counts (LaunchStats without events).
+  const core::LaunchStats& skipped_stats() const { return skipped_stats_; }
+  // Adds the skipped steps' memory counts to the launch's totals and traffic (t.stats already
+  // holds skipped_stats()); scales the DRAM busy cycles with the DRAM bytes; sets the sampling
+  // fields.
+  void finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy) const;
+
+ private:
+  struct KeyAcc {  // one (tensor, load/store) of a CTA
+    std::uint32_t key = 0;
+    double requested = 0, skipped = 0;
+    MemoryCount delta;
+  };
+  // What makes two CTAs' op streams equal (as far as the counts go).
+  struct CtaShape {
+    std::uint64_t steps = 0, first_sig = 0, last_sig = 0, ops = 0;
+    double flops = 0;
+    core::Bytes lsu_bytes = 0;
+    std::uint64_t wavefronts = 0;
+    bool operator==(const CtaShape&) const = default;
+  };
+  struct Slot {
+    std::uint64_t cta = 0;
+    bool phantom = false, warm = false;
+    CtaShape shape;
+    core::LaunchStats cta_stats;  // the CTA's op-stream counts, all steps
+    core::TensorTraffic cta_smem;
+    std::uint64_t sig = 0;
+    std::uint64_t run_pos = 0;      // step index inside the run of equal shapes
+    std::uint64_t since_skip = 0;   // simulated steps since the last skip (kLeadSteps unmeasured)
+    bool have_sig = false, measure = false, skipped_any = false;
+    double cta_start = 0, step_start = 0, pending = 0;
+    double group_latency = 0;  // summed over `groups` committed groups with loads
+    std::uint64_t groups = 0;
+    double n = 0, sum = 0, sumsq = 0;  // measured step times of the run
+    core::LaunchStats step_stats;      // op-stream counts of one step of the run
+    core::TensorTraffic step_smem;
+    std::vector<std::pair<std::uint32_t, core::Bytes>> step_bytes;  // requested bytes per key
+    bool step_counted = false;
+    std::vector<KeyAcc> keys;
+  };
+  struct Wave {
+    std::uint32_t done = 0;
+    bool uniform = true;  // equal op streams
+    CtaShape shape;
+    double dur_sum = 0, dur_sq = 0;
+    std::vector<double> mem;  // summed memory counts (vec layout)
+  };
+  struct Reference {  // one CTA of the steady waves
+    CtaShape shape;
+    double duration = 0, rel_error = 0;
+    std::vector<double> mem;
+    core::LaunchStats stats;
+    core::TensorTraffic smem;
+  };
+  static std::uint64_t signature(const std::vector<core::TileOp>& ops);
+  // The memory counts as one vector: 10 counters, then dram, lts, l1 read/write per tensor.
+  static constexpr std::size_t kVec = 10 + 6 * core::kNumTensors;
+  void add_scaled(std::vector<double>& acc, const MemoryCount& d, double f, bool extrapolated) const;
+  void wave_done(std::uint64_t cta, const Slot& s, double duration, const std::vector<double>& mem);
+  void count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig);
+  static std::uint32_t key_of(const core::TileOp& op) {
+    return static_cast<std::uint32_t>(op.tensor) * 2 + (op.kind == core::OpKind::kStore ? 1 : 0);
+  }
+  KeyAcc& key(Slot& s, std::uint32_t k);
+  void add_skipped(Slot& s, double time, double standard_error);
+
+  std::vector<Slot> slots_;
+  bool flush_counted_ = true;
+  std::vector<double> stored_;  // bytes stored per tensor, all CTAs, simulated or not
+  bool skip_steps_ = true;  // probe found equal step counts
+  bool skip_waves_ = true;
+  MemoryCount before_;
+  // Extrapolated memory counts (vec layout; doubles, rounded once at the end).
+  std::vector<double> ext_;
+  std::vector<double> scratch_;
+  core::LaunchStats skipped_stats_;
+  // Waves: slots_.size() CTAs each, in dispatch order.
+  std::uint64_t ctas_ = 0;
+  std::vector<Wave> waves_;
+  bool steady_ = false;
+  Reference ref_;
+  std::uint64_t skip_from_ = 0, warm_from_ = 0, tail_from_ = 0;  // CTA indices
+  std::uint64_t phantoms_ = 0;
+  std::vector<core::TileOp> check_ops_;
+  // The CTA being checked by start_cta (its emit).
+  template <class Emit>
+  bool equal_cta(Emit& emit);
+  core::TensorTraffic skipped_smem_;
+  std::uint64_t ops_simulated_ = 0, ops_skipped_ = 0;
+  // CTA-cycles: skipped, all, and the summed standard errors of the skipped steps' times.
+  double skipped_time_ = 0, total_time_ = 0, error_sum_ = 0;
+};
+
+template <class Counts>
+double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops, double now, Counts&& counts) {
+  Slot& s = slots_[slot];
+  if (s.measure) {  // the previous step was simulated and counts as a sample of its run
+    const double d = now - s.step_start;
+    s.n += 1;
+    s.sum += d;
+    s.sumsq += d * d;
+  }
+  const std::uint64_t sig = signature(ops);
+  count_step(s, ops, sig);
+  if (!s.have_sig || sig != s.sig) {  // a new run
+    s.have_sig = true;
+    s.sig = sig;
+    s.run_pos = 0;
+    s.n = s.sum = s.sumsq = 0;
+    s.step_counted = false;
+  } else {
+    ++s.run_pos;
+  }
+  // The same steps of every CTA's run are simulated (a schedule by run position alone), so
+  // that CTAs sharing data (the K/V blocks of a head) touch the same blocks in the simulated
+  // steps and their L2 hit ratios carry over to the skipped ones.
+  const bool simulate = !skip_steps_ || s.run_pos < kWarmSteps || s.n < 1 || (s.run_pos - kWarmSteps) % kPeriod >= kPeriod - kBlockSteps;
+  if (!simulate) {
+    if (!s.step_counted) {
+      s.step_stats = {};
+      s.step_smem = {};
+      s.step_bytes.clear();
+      for (const core::TileOp& op : ops) {
+        counts(op, s.step_stats, s.step_smem);
+        if (op.kind == core::OpKind::kLoad || op.kind == core::OpKind::kStore) {
+          const std::uint32_t k = key_of(op);
+          auto it = s.step_bytes.begin();
+          while (it != s.step_bytes.end() && it->first != k) ++it;
+          if (it == s.step_bytes.end()) s.step_bytes.push_back({k, op.bytes()});
+          else it->second += op.bytes();
+        }
+      }
+      s.step_counted = true;
+    }
+    skipped_stats_ += s.step_stats;
+    skipped_smem_ += s.step_smem;
+    s.cta_stats += s.step_stats;
+    s.cta_smem += s.step_smem;
+    for (const auto& [k, b] : s.step_bytes) key(s, k).skipped += static_cast<double>(b);
+    ops_skipped_ += ops.size();
+    {
+      const double mean = s.sum / s.n;
+      add_skipped(s, mean, std::sqrt(std::max(0.0, s.sumsq / s.n - mean * mean) / s.n));
+    }
+    s.measure = false;
+    s.since_skip = 0;
+    return -1;
+  }
+  for (const core::TileOp& op : ops) counts(op, s.cta_stats, s.cta_smem);
+  const double start = now + s.pending;
+  s.pending = 0;
+  s.step_start = start;
+  s.measure = s.run_pos >= kWarmSteps / 2 && s.since_skip >= kLeadSteps;  // past the ramp-up
+  ++s.since_skip;
+  return start;
+}
+
+template <class Emit>
+void Sampler::probe(std::uint64_t ctas, Emit&& emit) {
+  std::uint64_t steps0 = 0;
+  for (std::uint32_t i = 0; i < kProbes && ctas > 0; ++i) {
+    const std::uint64_t cta = ctas == 1 ? 0 : (ctas - 1) * i / (kProbes - 1);
+    std::uint64_t steps = 0;
+    for (;; ++steps) {
+      check_ops_.clear();
+      if (!emit(cta, steps, check_ops_)) break;
+    }
+    if (i == 0) steps0 = steps;
+    if (steps != steps0 || steps < kMinSteps) {
+      skip_steps_ = false;
+      return;
+    }
+  }
+}
+
+template <class Emit>
+bool Sampler::equal_cta(Emit& emit) {
+  const CtaShape& r = ref_.shape;
+  if (r.steps == 0) return false;
+  check_ops_.clear();
+  if (!emit(0, check_ops_) || signature(check_ops_) != r.first_sig) return false;
+  check_ops_.clear();
+  if (!emit(r.steps - 1, check_ops_) || signature(check_ops_) != r.last_sig) return false;
+  check_ops_.clear();
+  return !emit(r.steps, check_ops_);
+}
+
+template <class Emit>
+double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emit&& emit) {
+  Slot& s = slots_[slot];
+  s.cta = cta;
+  s.have_sig = s.measure = s.skipped_any = false;
+  s.run_pos = 0;
+  s.since_skip = kLeadSteps;
+  s.cta_start = s.step_start = now;
+  s.pending = 0;
+  s.n = s.sum = s.sumsq = 0;
+  s.step_counted = false;
+  s.keys.clear();
+  s.group_latency = 0;
+  s.groups = 0;
+  s.shape = {};
+  s.cta_stats = {};
+  s.cta_smem = {};
+  s.phantom = s.warm = false;
+  if (!steady_ || !skip_waves_ || cta < skip_from_) return 0;
+  if (cta >= warm_from_) {
+    // Simulated to rebuild the L2 state for the tail; counted as the reference CTA if equal.
+    s.warm = cta < tail_from_ && equal_cta(emit);
+    return 0;
+  }
+  if (!equal_cta(emit)) return 0;
+  s.phantom = true;
+  return ref_.duration;
+}
+
+}  // namespace attnsim::engine

@@ -1,0 +1,224 @@
+// sim.mode: sampled against full on workloads CI can afford: closed-form bytes exact with the L2
+// off, time and bytes within the error targets with the L2 on, the sampling recorded, the same
+// result twice, launches of several warp groups simulated in full.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "kernels/registry.h"
+#include "sim/config/device_loader.h"
+#include "sim/config/workload_loader.h"
+#include "sim/core/io_counts.h"
+#include "sim/engine/engine.h"
+#include "tests/engine/test_launches.h"
+
+namespace attnsim::engine {
+namespace {
+
+using testing::metric;
+
+struct Pair {
+  core::KernelResult full, sampled;
+};
+
+std::vector<Pair> run_both(const core::DeviceSpec& d, const std::vector<config::Override>& sets) {
+  const core::Workload w = config::workload_for_kernel("flash2", sets);
+  const core::TileProgram program = kernels::make_program(w, d);
+  EngineOptions full, sampled;
+  sampled.sampled = true;
+  const auto a = simulate(d, program, full), b = simulate(d, program, sampled);
+  std::vector<Pair> out;
+  for (std::size_t i = 0; i < a.size(); ++i) out.push_back({a[i], b[i]});
+  return out;
+}
+
+// CTAs of `groups` warp groups (4 warps each, no barriers between them), each running `steps`
+// equal steps: a 2 KiB load of its own rows, then a 64x64x64 MMA.
+class StepsLaunch : public core::KernelLaunch {
+ public:
+  StepsLaunch(std::uint64_t ctas, std::uint32_t groups, std::uint64_t steps) : ctas_(ctas), groups_(groups), steps_(steps) {}
+  std::string name() const override { return "steps"; }
+  core::LaunchShape shape() const override {
+    core::LaunchShape s;
+    s.grid_x = ctas_;
+    s.threads_per_cta = groups_ * 128;
+    s.regs_per_thread = 64;
+    return s;
+  }
+  std::vector<core::WarpGroupSpec> warp_groups() const override {
+    return std::vector<core::WarpGroupSpec>(groups_, {core::WarpRole::kConsumer, 4, 0});
+  }
+  bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
+    return emit_group_step(cta, 0, step, out);
+  }
+  bool emit_group_step(std::uint64_t cta, std::uint32_t group, std::uint64_t step,
+                       std::vector<core::TileOp>& out) const override {
+    if (step >= steps_) return false;
+    core::TileOp load;
+    load.kind = core::OpKind::kLoad;
+    load.tensor = core::Tensor::kK;
+    load.rows = 16;
+    load.row_bytes = 128;
+    load.row_stride = 128;
+    load.addr = ((cta * groups_ + group) * steps_ + step) * 2048;
+    core::TileOp mma;
+    mma.kind = core::OpKind::kMma;
+    mma.m = mma.n = mma.k = 64;
+    out = {load, mma};
+    return true;
+  }
+
+ private:
+  std::uint64_t ctas_;
+  std::uint32_t groups_;
+  std::uint64_t steps_;
+};
+
+double rel(double a, double b) { return b != 0 ? std::fabs(a - b) / b : std::fabs(a); }
+
+TEST(Sampled, ClosedFormBytesExactWithTheL2Off) {
+  // h200 with the L2 off; 8 SMs so that the 128 CTAs of the second shape make 8 waves and whole
+  // CTAs are skipped too.
+  for (const char* sms : {"132", "8"}) {
+    const core::DeviceSpec d = config::load_device(
+        "h200", {{"l2.capacity_bytes", "0"}, {"sm.l1_caches_global_loads", "false"}, {"sm.count", sms}});
+    for (const char* causal : {"false", "true"}) {
+      const bool small = std::string(sms) == "8";
+      const auto runs = run_both(d, {{"heads", "4"}, {"seq", small ? "8192" : "4096"},
+                                     {"head_dim", small ? "64" : "128"}, {"causal", causal}});
+      for (const Pair& p : runs) {
+        const std::string what = std::string("sms ") + sms + " causal " + causal;
+        EXPECT_EQ(p.sampled.tensors.dram, p.full.tensors.dram) << what;
+        EXPECT_EQ(p.sampled.tensors.lts, p.full.tensors.lts) << what;
+        EXPECT_EQ(p.sampled.tensors.smem, p.full.tensors.smem) << what;
+        EXPECT_EQ(p.sampled.totals.stats.flops, p.full.totals.stats.flops) << what;
+        EXPECT_EQ(p.sampled.totals.stats.wavefronts, p.full.totals.stats.wavefronts) << what;
+        EXPECT_EQ(metric(p.sampled, "attnsim__sim_mode"), 1);
+        EXPECT_EQ(metric(p.full, "attnsim__sim_mode"), 0);
+        EXPECT_EQ(metric(p.full, "attnsim__sampled_fraction"), 1);
+        if (std::string(causal) == "true") {
+          // CTAs of unequal step counts: detected, simulated in full.
+          EXPECT_EQ(metric(p.sampled, "attnsim__sampled_fraction"), 1) << what;
+          EXPECT_EQ(p.sampled.totals.cycles, p.full.totals.cycles) << what;
+        } else {
+          // Sampling took place: most loop steps (and CTAs) were extrapolated, in fewer events.
+          EXPECT_LT(metric(p.sampled, "attnsim__sampled_fraction"), small ? 0.1 : 0.5) << what;
+          if (small) EXPECT_GT(p.sampled.totals.ctas_skipped, 0u) << what;
+          EXPECT_LT(p.sampled.totals.stats.events, p.full.totals.stats.events / 2) << what;
+        }
+      }
+    }
+  }
+}
+
+// Bytes within the error target (1 %) where the L2 holds the data the simulated steps share,
+// and the time within the error estimate the run reports (twice it, as a standard error). The
+// time target itself (worst 1 %, median 0.3 %) is not met by the method (docs/sampling.md):
+// 2 % here is a regression bound, not the target.
+TEST(Sampled, BytesWithinOnePercentAndTimeWithinItsEstimate) {
+  const core::DeviceSpec d = config::load_device("h200");
+  const std::vector<std::vector<config::Override>> cases = {
+      {{"heads", "8"}, {"seq", "4096"}, {"head_dim", "128"}},
+      {{"heads", "16"}, {"seq", "4096"}, {"head_dim", "64"}},
+  };
+  for (const auto& c : cases) {
+    for (const Pair& p : run_both(d, c)) {
+      const std::string what = p.full.name + " d=" + c[2].value;
+      const double err = rel(p.sampled.totals.time_ns, p.full.totals.time_ns);
+      EXPECT_LT(err, 2 * p.sampled.totals.sampling_error) << what;
+      EXPECT_LT(err, 0.02) << what;
+      const double df = static_cast<double>(p.full.totals.dram_read + p.full.totals.dram_write);
+      const double ds = static_cast<double>(p.sampled.totals.dram_read + p.sampled.totals.dram_write);
+      EXPECT_LT(rel(ds, df), 0.01) << what;
+      EXPECT_LT(rel(static_cast<double>(p.sampled.totals.memory.lts_bytes), static_cast<double>(p.full.totals.memory.lts_bytes)),
+                0.01)
+          << what;
+      EXPECT_LT(metric(p.sampled, "attnsim__sampled_fraction"), 0.5) << what;
+    }
+  }
+}
+
+TEST(Sampled, SameResultTwice) {
+  const core::DeviceSpec d = config::load_device("h200");
+  const core::Workload w = config::workload_for_kernel("flash2", {{"heads", "4"}, {"seq", "2048"}, {"causal", "true"}});
+  const core::TileProgram program = kernels::make_program(w, d);
+  EngineOptions o;
+  o.sampled = true;
+  const auto a = simulate(d, program, o), b = simulate(d, program, o);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].totals.cycles, b[i].totals.cycles);
+    EXPECT_EQ(a[i].tensors.dram, b[i].tensors.dram);
+    EXPECT_EQ(a[i].totals.memory.lts_sectors, b[i].totals.memory.lts_sectors);
+  }
+}
+
+TEST(Sampled, OnlyOneGroupLaunchesAreSampled) {
+  // The same steps in one warp group are sampled; in two groups the launch runs in full.
+  const core::DeviceSpec d = testing::small_gpu();
+  EngineOptions full, sampled;
+  sampled.sampled = true;
+  for (std::uint32_t groups : {1u, 2u}) {
+    core::TileProgram program;
+    program.launches.push_back(std::make_unique<StepsLaunch>(64, groups, 256));
+    const auto a = simulate(d, program, full).at(0), b = simulate(d, program, sampled).at(0);
+    EXPECT_TRUE(b.totals.sampled);
+    if (groups == 1) {
+      EXPECT_LT(b.totals.sampled_fraction, 0.5);
+      continue;
+    }
+    EXPECT_EQ(b.totals.sampled_fraction, 1.0);
+    EXPECT_EQ(b.totals.ctas_skipped, 0u);
+    EXPECT_EQ(a.totals.cycles, b.totals.cycles);
+    EXPECT_EQ(a.tensors.dram, b.tensors.dram);
+    EXPECT_EQ(a.totals.stats.flops, b.totals.stats.flops);
+  }
+}
+
+TEST(Sampled, WarpSpecializedLaunchesRunInFull) {
+  // flash3's CTAs are a producer and consumer warp groups, the h200 standard GEMMs too: sampled
+  // mode simulates them in full, recorded as sampled with every op simulated. Enough waves that
+  // one-group launches of this size skip whole CTAs.
+  const core::DeviceSpec d = config::load_device("h200");
+  const std::vector<std::pair<std::string, std::vector<config::Override>>> cases = {
+      {"flash3", {{"batch", "8"}, {"heads", "16"}, {"seq", "1024"}, {"head_dim", "64"}}},
+      {"standard", {{"heads", "32"}, {"seq", "1024"}, {"head_dim", "128"}}}};
+  for (const auto& [kernel, sets] : cases) {
+    const core::TileProgram program = kernels::make_program(config::workload_for_kernel(kernel, sets), d);
+    EngineOptions full, sampled;
+    sampled.sampled = true;
+    const auto a = simulate(d, program, full), b = simulate(d, program, sampled);
+    ASSERT_EQ(a.size(), b.size());
+    bool multi = false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (program.launches[i]->warp_groups().size() == 1) continue;  // standard's softmax is sampled
+      multi = true;
+      EXPECT_EQ(a[i].totals.cycles, b[i].totals.cycles) << kernel << " launch " << i;
+      EXPECT_EQ(a[i].tensors.dram, b[i].tensors.dram) << kernel << " launch " << i;
+      EXPECT_EQ(a[i].totals.memory.lts_sectors, b[i].totals.memory.lts_sectors) << kernel << " launch " << i;
+      EXPECT_TRUE(b[i].totals.sampled);
+      EXPECT_EQ(b[i].totals.sampled_fraction, 1.0) << kernel << " launch " << i;
+      EXPECT_EQ(b[i].totals.ctas_skipped, 0u) << kernel << " launch " << i;
+    }
+    EXPECT_TRUE(multi) << kernel << ": no warp-specialized launch";
+  }
+}
+
+TEST(Sampled, ModeIsAWorkloadKey) {
+  EXPECT_EQ(config::workload_for_kernel("flash2", {{"sim.mode", "sampled"}}).sim_mode, core::SimMode::kSampled);
+  EXPECT_EQ(config::workload_for_kernel("flash2", {}).sim_mode, core::SimMode::kFull);
+  try {
+    config::workload_for_kernel("flash2", {{"sim.mode", "fast"}});
+    FAIL() << "sim.mode: fast accepted";
+  } catch (const core::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("sim.mode"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("full, sampled"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace attnsim::engine
