@@ -180,13 +180,13 @@ TEST(Sampled, OnlyOneGroupLaunchesAreSampled) {
 }
 
 TEST(Sampled, WarpSpecializedLaunchesRunInFull) {
-  // flash3's CTAs are a producer and consumer warp groups, the h200 standard GEMMs too: sampled
+  // flash3's CTAs are a producer and consumer warp groups, the h200 standard GEMMs with gemm_ws too: sampled
   // mode simulates them in full, recorded as sampled with every op simulated. Enough waves that
   // one-group launches of this size skip whole CTAs.
   const core::DeviceSpec d = config::load_device("h200");
   const std::vector<std::pair<std::string, std::vector<config::Override>>> cases = {
       {"flash3", {{"batch", "8"}, {"heads", "16"}, {"seq", "1024"}, {"head_dim", "64"}}},
-      {"standard", {{"heads", "32"}, {"seq", "1024"}, {"head_dim", "128"}}}};
+      {"standard", {{"heads", "32"}, {"seq", "1024"}, {"head_dim", "128"}, {"gemm_ws", "true"}}}};
   for (const auto& [kernel, sets] : cases) {
     const core::TileProgram program = kernels::make_program(config::workload_for_kernel(kernel, sets), d);
     EngineOptions full, sampled;
