@@ -5,20 +5,13 @@
 #include "sim/config/sweep_loader.h"
 #include "sim/config/workload_loader.h"
 #include "sim/core/errors.h"
+#include "sweep_errors.h"
 
 namespace attnsim::config {
 namespace {
 
-core::Workload parse(const std::string& text) { return parse_workload_node(YAML::Load(text), "w.yaml"); }
-
-std::string error_of(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const core::ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+core::Workload parse(const std::string& text) { return testing::parse_workload_text(text, "w.yaml"); }
+std::string error_of(const std::string& text) { return testing::workload_error_of(text, "w.yaml"); }
 
 const std::string kDecode = "kernel: flash_decode\nbatch: 3\nseq_q: 1\n";
 

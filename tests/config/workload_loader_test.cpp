@@ -4,20 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "sim/core/errors.h"
+#include "sweep_errors.h"
 
 namespace attnsim::config {
 namespace {
 
-core::Workload parse(const std::string& text) { return parse_workload_node(YAML::Load(text), "test.yaml"); }
-
-std::string error_of(const std::string& text) {
-  try {
-    parse(text);
-  } catch (const core::ConfigError& e) {
-    return e.what();
-  }
-  return "";
-}
+core::Workload parse(const std::string& text) { return testing::parse_workload_text(text, "test.yaml"); }
+std::string error_of(const std::string& text) { return testing::workload_error_of(text, "test.yaml"); }
 
 TEST(WorkloadLoader, SeqSetsBothLengths) {
   const auto w = parse("kernel: flash2\nseq: 4096\n");
