@@ -8,7 +8,7 @@ Each ok point is placed twice: at its DRAM intensity (attnsim__flops / DRAM byte
 written) and at its L2 intensity (attnsim__flops / lts__t_bytes.sum), both at its achieved
 throughput attnsim__flops / gpu__time_duration.sum. Roofs come from the device preset
 (configs/devices/<device>.yaml, or the 'device' column): compute peak = tensor_flops_per_cycle
-× SM count × clock; DRAM and L2 slopes = hbm.bandwidth_gbps and l2.bandwidth_gbps. Each point at
+× SM count × tensor clock (sm.tensor_clock_ghz, else clock_ghz); DRAM and L2 slopes = hbm.bandwidth_gbps and l2.bandwidth_gbps. Each point at
 its DRAM intensity is labelled with the swept parameters that vary (except --label): N = seq, "L2 off"
 for device.l2.capacity_bytes = 0, key=value otherwise; a point whose label would overlap an earlier
 one stays unlabelled.
@@ -29,7 +29,7 @@ import attnsim_results as ar  # noqa: E402
 
 def peaks(spec):
     sm = spec.get("sm", {})
-    clock = float(spec.get("clock_ghz", 1.0)) * 1e9
+    clock = float(sm.get("tensor_clock_ghz") or spec.get("clock_ghz", 1.0)) * 1e9
     flops = float(sm.get("tensor_flops_per_cycle", 0)) * float(sm.get("count", 1)) * clock
     dram = float(spec.get("hbm", {}).get("bandwidth_gbps", 0)) * 1e9
     l2 = float(spec.get("l2", {}).get("bandwidth_gbps", 0) or 0) * 1e9

@@ -115,16 +115,19 @@ void read_mma(MapReader m, core::MmaFlavours& mma, double tensor_flops_per_cycle
   read_mma_flavour(MapReader(m.reader(), m.get("wgmma"), m.path_of("wgmma")), mma.wgmma);
   read_mma_flavour(MapReader(m.reader(), m.get("tcgen05"), m.path_of("tcgen05")), mma.tcgen05);
   // The dense peak (tensor_flops_per_cycle) bounds every flavour: the flavours share the pipe.
+  // The error names the flavour's flops_per_cycle line, where the offending number is.
   for (const auto& [key, f] : {std::pair{"mma_sync", &mma.mma_sync}, std::pair{"wgmma", &mma.wgmma},
                                std::pair{"tcgen05", &mma.tcgen05}})
-    if (f->present && tensor_flops_per_cycle > 0)
-      m.check(f->flops_per_cycle <= tensor_flops_per_cycle, key,
-              "flops_per_cycle exceeds sm.tensor_flops_per_cycle (" + format_double(tensor_flops_per_cycle) +
-                  "), the tensor pipe's dense peak");
+    if (f->present && tensor_flops_per_cycle > 0) {
+      MapReader flavour(m.reader(), m.get(key), m.path_of(key));
+      flavour.check(f->flops_per_cycle <= tensor_flops_per_cycle, "flops_per_cycle",
+                    "exceeds sm.tensor_flops_per_cycle (" + format_double(tensor_flops_per_cycle) +
+                        "), the tensor pipe's dense peak");
+    }
   m.finish();
 }
 
-void read_sm(MapReader m, core::SmSpec& sm, bool gpu) {
+void read_sm(MapReader m, core::SmSpec& sm, bool gpu, double clock_ghz) {
   if (!m.valid()) return;
   auto positive_u32 = [&](const char* key, std::uint32_t& v, Need need = Need::kOptional) {
     if (m.u32(key, v, need)) m.require(v > 0, key, "must be positive");
@@ -182,6 +185,9 @@ void read_sm(MapReader m, core::SmSpec& sm, bool gpu) {
   m.u64("l1_hit_latency_cycles", sm.l1_hit_latency_cycles);
   if (m.number("tensor_flops_per_cycle", sm.tensor_flops_per_cycle, Need::kRequired))
     m.require(sm.tensor_flops_per_cycle > 0, "tensor_flops_per_cycle", "must be positive");
+  if (m.number("tensor_clock_ghz", sm.tensor_clock_ghz))
+    m.require(sm.tensor_clock_ghz >= 0 && sm.tensor_clock_ghz <= clock_ghz, "tensor_clock_ghz",
+              "must be between 0 and clock_ghz (" + format_double(clock_ghz) + ")");
   if (m.number("fp32_flops_per_cycle", sm.fp32_flops_per_cycle))
     m.require(sm.fp32_flops_per_cycle >= 0, "fp32_flops_per_cycle", "must not be negative");
   if (m.number("exp_per_cycle", sm.exp_per_cycle, Need::kRequired))
@@ -280,7 +286,7 @@ core::DeviceSpec parse_device_node(const YAML::Node& node, YamlReader& reader) {
   read_hbm(MapReader(reader, top.child("hbm", Need::kRequired), "hbm"), d.hbm);
   d.l2.capacity_bytes = gpu ? d.l2.capacity_bytes : 0;
   read_l2(MapReader(reader, top.child("l2", gpu ? Need::kRequired : Need::kOptional), "l2"), d.l2);
-  read_sm(MapReader(reader, top.child("sm", Need::kRequired), "sm"), d.sm, gpu);
+  read_sm(MapReader(reader, top.child("sm", Need::kRequired), "sm"), d.sm, gpu, d.clock_ghz);
   read_scratchpad(MapReader(reader, top.child("scratchpad", gpu ? Need::kOptional : Need::kRequired), "scratchpad"),
                   d.scratchpad);
   top.finish();
@@ -425,6 +431,7 @@ std::string device_to_yaml(const core::DeviceSpec& d) {
     << "  l1_caches_global_loads: " << (sm.l1_caches_global_loads ? "true" : "false") << "\n"
     << "  l1_hit_latency_cycles: " << sm.l1_hit_latency_cycles << "\n"
     << "  tensor_flops_per_cycle: " << format_double(sm.tensor_flops_per_cycle) << "\n"
+    << "  tensor_clock_ghz: " << format_double(sm.tensor_clock_ghz) << "\n"
     << "  fp32_flops_per_cycle: " << format_double(sm.fp32_flops_per_cycle) << "\n"
     << "  exp_per_cycle: " << format_double(sm.exp_per_cycle) << "\n"
     << "  max_inflight_bytes_per_sm: " << sm.max_inflight_bytes_per_sm << "\n"

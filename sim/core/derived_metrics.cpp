@@ -19,7 +19,8 @@ double busy_pct(double busy, double instances, double cycles) {
 }  // namespace
 
 double peak_tflops(const DeviceSpec& device) {
-  return device.sm.tensor_flops_per_cycle * device.sm.count * device.clock_ghz / 1e3;
+  const double clock = device.sm.tensor_clock_ghz > 0 ? device.sm.tensor_clock_ghz : device.clock_ghz;
+  return device.sm.tensor_flops_per_cycle * device.sm.count * clock / 1e3;
 }
 
 double peak_dram_gbps(const DeviceSpec& device) { return device.hbm.bandwidth_gbps; }

@@ -85,6 +85,10 @@ struct SmSpec {
   bool l1_caches_global_loads = true;
   Cycles l1_hit_latency_cycles = 0;
   double tensor_flops_per_cycle = 0;            // dense fp16/bf16 MMA FLOP per cycle per SM
+  // The highest SM clock while the tensor cores run (0: clock_ghz). Hopper's rated tensor
+  // throughput holds at a lower boost clock than its other pipes; the engine serves the tensor
+  // pipe at tensor_flops_per_cycle x tensor_clock_ghz / clock_ghz per cycle of clock_ghz.
+  double tensor_clock_ghz = 0;
   double fp32_flops_per_cycle = 0;              // CUDA-core FP32 FLOP per cycle per SM
   double exp_per_cycle = 0;                     // SFU exponentials per cycle per SM
   Bytes max_inflight_bytes_per_sm = 0;          // outstanding global-load bytes per SM (Little's law)

@@ -8,7 +8,9 @@ namespace attnsim::engine {
 Sm Sm::from_spec(const core::DeviceSpec& device) {
   Sm proto;
   proto.lsu = BandwidthServer(device.sm.load_bytes_per_cycle > 0 ? device.sm.load_bytes_per_cycle : 1e30);
-  proto.tensor = BandwidthServer(device.sm.tensor_flops_per_cycle > 0 ? device.sm.tensor_flops_per_cycle : 1e30);
+  // The tensor pipe runs at its own (lower) boost clock where the device names one.
+  const double tensor_clock = device.sm.tensor_clock_ghz > 0 ? device.sm.tensor_clock_ghz / device.clock_ghz : 1.0;
+  proto.tensor = BandwidthServer(device.sm.tensor_flops_per_cycle > 0 ? device.sm.tensor_flops_per_cycle * tensor_clock : 1e30);
   proto.fp32 = BandwidthServer(device.sm.fp32_flops_per_cycle > 0 ? device.sm.fp32_flops_per_cycle : 1e30);
   proto.sfu = BandwidthServer(device.sm.exp_per_cycle > 0 ? device.sm.exp_per_cycle : 1e30);
   proto.smem = BandwidthServer(1.0);  // one wavefront per cycle

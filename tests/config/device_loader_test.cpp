@@ -43,7 +43,18 @@ TEST(DeviceLoader, H200MatchesDriverReportedAttributes) {
   EXPECT_EQ(d.sm.max_blocks_per_sm, 32u);
   EXPECT_EQ(d.sm.max_warps_per_sm, 64u);
   EXPECT_DOUBLE_EQ(d.clock_ghz, 1.98);
+  EXPECT_DOUBLE_EQ(d.sm.tensor_clock_ghz, 1.83);  // the whitepaper's clock for the dense tensor peak
   EXPECT_EQ(d.compute_capability, 90u);
+}
+
+TEST(DeviceLoader, TensorClockAboveTheSmClockIsBadInput) {
+  try {
+    load_device("h200", {{"sm.tensor_clock_ghz", "2.5"}});
+    FAIL() << "tensor clock above clock_ghz accepted";
+  } catch (const core::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("sm.tensor_clock_ghz: must be between 0 and clock_ghz (1.98)"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(DeviceLoader, A100CarveoutsFollowTheTuningGuide) {
@@ -81,6 +92,7 @@ TEST(DeviceLoader, EveryPresetRoundTripsThroughYaml) {
     EXPECT_EQ(device_to_yaml(back), text) << name;
     EXPECT_EQ(back.sm.shared_mem_carveouts_bytes, d.sm.shared_mem_carveouts_bytes);
     EXPECT_DOUBLE_EQ(back.clock_ghz, d.clock_ghz);
+    EXPECT_DOUBLE_EQ(back.sm.tensor_clock_ghz, d.sm.tensor_clock_ghz);
   }
 }
 
@@ -192,7 +204,8 @@ TEST(DeviceLoader, BadMmaFlavourKeysNameFileLineAndPath) {
     const std::string f = tmp.string() + ":";
     EXPECT_NE(m.find(f + std::to_string(base + 1) + ": sm.mma.mma_snyc: unknown key (did you mean 'mma_sync'?)"),
               std::string::npos) << m;
-    EXPECT_NE(m.find("sm.mma.wgmma: flops_per_cycle exceeds sm.tensor_flops_per_cycle"), std::string::npos) << m;
+    EXPECT_NE(m.find(f + std::to_string(base + 4) + ": sm.mma.wgmma.flops_per_cycle: exceeds sm.tensor_flops_per_cycle"),
+              std::string::npos) << m;
     EXPECT_NE(m.find(f + std::to_string(base + 9) + ": sm.mma.wgmma.issue_warps: must be 1"), std::string::npos) << m;
     EXPECT_NE(m.find(f + std::to_string(base + 10) + ": sm.mma.wgmma.fp8_scal: unknown key (did you mean 'fp8_scale'?)"),
               std::string::npos) << m;

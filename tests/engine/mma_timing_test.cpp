@@ -57,6 +57,20 @@ TEST(MmaTiming, WgmmaScalesWithDtypeAndAddsLatency) {
   EXPECT_DOUBLE_EQ(time_mma(c, d.sm, mma(core::MmaFlavour::kWgmma), core::DType::kFp32, 0), flops / 2048 + 30);
 }
 
+TEST(MmaTiming, TensorClockSlowsEveryFlavourByItsRatio) {
+  core::DeviceSpec d = device();
+  d.clock_ghz = 2.0;
+  d.sm.tensor_clock_ghz = 1.5;  // tensor work rated at 3/4 of the SM clock
+  const double flops = 2.0 * 128 * 128 * 64;
+  Sm a = Sm::from_spec(d), b = Sm::from_spec(d);
+  EXPECT_DOUBLE_EQ(time_mma(a, d.sm, mma(core::MmaFlavour::kDefault), core::DType::kFp16, 0), flops / (4096 * 0.75));
+  EXPECT_DOUBLE_EQ(time_mma(b, d.sm, mma(core::MmaFlavour::kMmaSync), core::DType::kFp16, 0), flops / (2048 * 0.75));
+  // 0 (no tensor clock named) keeps the SM clock.
+  d.sm.tensor_clock_ghz = 0;
+  Sm c = Sm::from_spec(d);
+  EXPECT_DOUBLE_EQ(time_mma(c, d.sm, mma(core::MmaFlavour::kDefault), core::DType::kFp16, 0), flops / 4096);
+}
+
 TEST(MmaTiming, IssueBoundWhenInstructionsAreSmall) {
   core::DeviceSpec d = device();
   d.sm.schedulers_per_sm = 1;  // 32 thread issues per cycle
