@@ -1,6 +1,7 @@
 """scripts/compare_paper.py: the FLOP convention, the Spearman and plateau arithmetic, the paper's CSV
-selection (forward and backward figures), the backward mode timing only the backward launches, and a CI-sized subset of the FA-3 paper comparison (flash2 impl fa2 on h100-sxm) that
-must meet the comparison's targets (median |error| <= 8 %, worst <= 15 %) on the points it runs.
+selection (forward and backward figures), the backward mode timing only the backward launches,
+and a CI-sized subset of the FA-3 paper comparison (flash2 impl fa2 on h100-sxm) that must meet
+the comparison's targets (median |error| <= 8 %, worst <= 15 %) on the points it runs.
 Run: /usr/bin/python3 -m pytest scripts/tests/test_compare_paper.py"""
 import compare_paper as cp
 
