@@ -98,6 +98,31 @@ TEST(Flash3BwdBytes, OpStreamsAndL2OffEngineEqualTheClosedFormPerLaunch) {
   EXPECT_EQ(bad, 0);
 }
 
+// Compulsory bytes (each distinct byte once per launch) against the op streams' distinct ranges.
+TEST(Flash3BwdBytes, DistinctBytesOfTheOpStreamsEqualTheCompulsoryClosedForm) {
+  const core::DeviceSpec h100 = config::load_device("h100-sxm");
+  int bad = 0;
+  for (std::uint64_t d : {64, 128})
+    for (bool causal : {false, true})
+      for (std::uint64_t kvh : {4, 2}) {
+        const core::TileProgram p = make_program(fa3_bwd(d, causal, kvh), h100);
+        const auto want = compulsory_traffic(p.workload);
+        const auto got = core::TrafficCounter::count_distinct(p);
+        ASSERT_EQ(want.size(), got.size());
+        for (std::size_t l = 0; l < want.size(); ++l)
+          for (std::size_t t = 0; t < core::kNumTensors; ++t) {
+            const auto& e = want[l].traffic.by_tensor[t];
+            if (got[l].traffic.by_tensor[t] == e) continue;
+            ++bad;
+            ADD_FAILURE() << want[l].kernel_name << " " << core::to_string(static_cast<core::Tensor>(t)) << " d" << d
+                          << (causal ? " causal" : "") << " kv_heads " << kvh << ": compulsory read " << e.read
+                          << " write " << e.write << ", distinct read " << got[l].traffic.by_tensor[t].read
+                          << " write " << got[l].traffic.by_tensor[t].write;
+          }
+      }
+  EXPECT_EQ(bad, 0);
+}
+
 TEST(Flash3BwdBytes, CausalSkipsQueryBlocksAndDqAccumIsReduceAddedPerVisit) {
   const core::DeviceSpec h100 = config::load_device("h100-sxm");
   core::Workload w = fa3_bwd(128, false);
