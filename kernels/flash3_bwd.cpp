@@ -79,6 +79,8 @@ core::Workload backward_view(const core::Workload& w) {
   return b;
 }
 
+// The small launches' shape; 32 registers per thread (ptxas' count is not published; FA-3's
+// pre- and postprocess kernels are element-wise) so threads and shared memory bound occupancy.
 core::LaunchShape grid_shape(std::uint64_t x, std::uint64_t y, std::uint64_t z, std::uint32_t threads,
                              core::DType dtype) {
   core::LaunchShape s;
@@ -294,12 +296,22 @@ class Flash3Bwd : public core::KernelLaunch {
 };
 
 // flash_bwd_postprocess_kernel.h: per query block, dQ_accum (the padded block) to dQ in the
-// workload dtype (scaled by the softmax scale).
+// workload dtype (scaled by the softmax scale); the main kernel's MMA threads (kNThreads =
+// NumMmaThreads), shared memory for the fp32 tile and the converted one (SharedStorage).
+core::LaunchShape convert_shape(const Geometry& g, std::uint64_t blocks, std::uint64_t rows, std::uint64_t y,
+                                std::uint64_t z, std::uint32_t threads, core::DType dtype) {
+  core::LaunchShape s = grid_shape(blocks, y, z, threads, dtype);
+  s.smem_dynamic_bytes = rows * g.d * (kF32 + g.v);
+  return s;
+}
+
 class Flash3BwdPostprocess : public core::KernelLaunch {
  public:
-  explicit Flash3BwdPostprocess(const core::Workload& w) : w_(w), g_(w), layout_(w) {}
+  Flash3BwdPostprocess(const core::Workload& w, std::uint32_t threads) : w_(w), g_(w), layout_(w), threads_(threads) {}
   std::string name() const override { return "flash3_bwd_postprocess"; }
-  core::LaunchShape shape() const override { return grid_shape(g_.t_r, w_.heads, w_.batch, 256, w_.dtype); }
+  core::LaunchShape shape() const override {
+    return convert_shape(g_, g_.t_r, g_.bm, w_.heads, w_.batch, threads_, w_.dtype);
+  }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const override {
     if (step > 0) return false;
     const std::uint64_t bh = cta / g_.t_r, m = cta % g_.t_r, r = g_.rows(m);
@@ -313,14 +325,19 @@ class Flash3BwdPostprocess : public core::KernelLaunch {
   core::Workload w_;
   Geometry g_;
   TensorLayout layout_;
+  std::uint32_t threads_;
 };
 
-// GQA: the same conversion per key block of the fp32 dK or dV accumulator (one launch each).
+// GQA: the same conversion per key block of the fp32 dK or dV accumulator (one launch each;
+// kNThreads = the GQA epilogue's threads, the MMA threads).
 class Flash3BwdConvertKv : public core::KernelLaunch {
  public:
-  Flash3BwdConvertKv(const core::Workload& w, Tensor t) : w_(w), g_(w), t_(t) {}
+  Flash3BwdConvertKv(const core::Workload& w, Tensor t, std::uint32_t threads)
+      : w_(w), g_(w), t_(t), threads_(threads) {}
   std::string name() const override { return t_ == Tensor::kDK ? "flash3_bwd_convert_dk" : "flash3_bwd_convert_dv"; }
-  core::LaunchShape shape() const override { return grid_shape(g_.t_c, g_.kv_heads, w_.batch, 256, w_.dtype); }
+  core::LaunchShape shape() const override {
+    return convert_shape(g_, g_.t_c, g_.bn, g_.kv_heads, w_.batch, threads_, w_.dtype);
+  }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const override {
     if (step > 0) return false;
     const std::uint64_t bg = cta / g_.t_c, n = cta % g_.t_c, c = g_.cols(n);
@@ -335,6 +352,7 @@ class Flash3BwdConvertKv : public core::KernelLaunch {
   core::Workload w_;
   Geometry g_;
   Tensor t_;
+  std::uint32_t threads_;
 };
 
 }  // namespace
@@ -383,10 +401,11 @@ void flash3_append_backward(core::TileProgram& p, const core::DeviceSpec& device
   const Flash3BwdTile t = flash3_bwd_default_tile(b.head_dim, b.causal);
   p.launches.push_back(std::make_unique<Flash3BwdPreprocess>(b));
   p.launches.push_back(std::make_unique<Flash3Bwd>(b, t));
-  p.launches.push_back(std::make_unique<Flash3BwdPostprocess>(b));
+  const std::uint32_t mma_threads = t.warpgroups * 128;
+  p.launches.push_back(std::make_unique<Flash3BwdPostprocess>(b, mma_threads));
   if (Geometry(b).gqa) {
-    p.launches.push_back(std::make_unique<Flash3BwdConvertKv>(b, Tensor::kDK));
-    p.launches.push_back(std::make_unique<Flash3BwdConvertKv>(b, Tensor::kDV));
+    p.launches.push_back(std::make_unique<Flash3BwdConvertKv>(b, Tensor::kDK, mma_threads));
+    p.launches.push_back(std::make_unique<Flash3BwdConvertKv>(b, Tensor::kDV, mma_threads));
   }
 }
 
