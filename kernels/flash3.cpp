@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "kernels/factories.h"
+#include "kernels/flash3_bwd.h"
 #include "kernels/kernel_defaults.h"
 #include "kernels/tensor_layout.h"
 #include "sim/core/errors.h"
@@ -387,9 +388,10 @@ core::Workload flash3_resolve(const core::Workload& in, const core::DeviceSpec& 
 core::TileProgram make_flash3(const core::Workload& workload, const core::DeviceSpec& device) {
   core::TileProgram p;
   p.workload = flash3_resolve(workload, device);
-  if (p.workload.pass == core::Pass::kFwdBwd)
-    fail("pass", "flash3 models FA-3's forward only (pass: fwd); its backward is not modelled yet");
+  const bool bwd = p.workload.pass == core::Pass::kFwdBwd;
+  if (bwd) flash3_resolve_backward(p.workload, device);
   p.launches.push_back(std::make_unique<Flash3Fwd>(p.workload, flash3_schedule(p.workload)));
+  if (bwd) flash3_append_backward(p, device);  // kernels/flash3_bwd.cpp
   return p;
 }
 

@@ -228,6 +228,49 @@ void flash2_backward(const Problem& p, const Matrix& q, const Matrix& k, const M
   }
 }
 
+// FA-3 backward (hopper/mainloop_bwd_sm90_tma_gmma_ws.hpp): dPsum = rowsum(dO ∘ O) from the
+// stored O; per key block of bwd_block_n keys, per query block from the causal diagonal on,
+// P = exp(Q Kᵀ - LSE), dS = P ∘ (dO Vᵀ - dPsum), both rounded to the storage type as the wgmma
+// operands of dV += Pᵀ dO, dK += dSᵀ Q and dQ = dS K; dQ is reduce-added in fp32 into dQ_accum
+// and converted at the end. dK, dV stay in fp32 accumulators: rounded to the storage type (MHA),
+// or to fp32 for the GQA group's reduce-add when `group_partial` (the caller sums and rounds).
+void flash3_backward(const Problem& p, const Matrix& q, const Matrix& k, const Matrix& v, const Matrix& o,
+                     const Vector& lse, const Matrix& d_o, Grads& g, bool group_partial) {
+  const std::uint64_t bm = p.w.bwd_block_m, bn = p.w.bwd_block_n;
+  const Precision fp32 = p.storage == Precision::kFp64 ? Precision::kFp64 : Precision::kFp32;
+  auto f32 = [&](double x) { return fp32 == Precision::kFp64 ? x : round_to(x, fp32); };
+  Vector dpsum(p.nq, 0);
+  for (std::size_t i = 0; i < p.nq; ++i)
+    for (std::size_t c = 0; c < p.d; ++c) dpsum[i] += d_o(i, c) * o(i, c);
+  Matrix dq_acc(p.nq, p.d);
+  for (std::uint64_t col0 = 0; col0 < p.nkv; col0 += bn) {
+    const std::uint64_t c_end = std::min(p.nkv, col0 + bn);
+    const std::uint64_t first = p.w.causal ? KernelDefaults::causal_first_row(col0, p.off, bm) : 0;
+    for (std::uint64_t row0 = first; row0 < p.nq; row0 += bm) {
+      p.tick();
+      const std::uint64_t r_end = std::min(p.nq, row0 + bm);
+      Matrix dq_blk(r_end - row0, p.d);
+      for (std::uint64_t i = row0; i < r_end; ++i)
+        for (std::uint64_t j = col0; j < c_end; ++j) {
+          if (!p.allowed(i, j)) continue;
+          const double pr = std::exp(dot(q, i, k, j) - lse[i]);
+          const double ds = p.st(pr * (dot(d_o, i, v, j) - dpsum[i]));
+          const double pr_st = p.st(pr);
+          for (std::size_t c = 0; c < p.d; ++c) {
+            g.dv(j, c) += pr_st * d_o(i, c);
+            g.dk(j, c) += ds * q(i, c);
+            dq_blk(i - row0, c) += ds * k(j, c);
+          }
+        }
+      for (std::uint64_t i = row0; i < r_end; ++i)  // SM90_BULK_REDUCE_ADD of the fp32 tile
+        for (std::size_t c = 0; c < p.d; ++c) dq_acc(i, c) = f32(dq_acc(i, c) + f32(dq_blk(i - row0, c)));
+    }
+  }
+  for (std::size_t x = 0; x < dq_acc.values.size(); ++x) g.dq.values[x] = p.st(dq_acc.values[x]);
+  for (Matrix* m : {&g.dk, &g.dv})
+    for (double& x : m->values) x = group_partial ? f32(x) : p.st(x);
+}
+
 // Algorithm 1: O, ℓ, m live in "HBM" arrays, initialised to 0, 0, -inf; outer loop over key
 // blocks, inner over query blocks, each update read-modify-writes them.
 // ℓ and m (the final statistics Algorithm 4 reads) are returned in `l`, `m`.
@@ -388,11 +431,13 @@ double run_functional(const core::Workload& w, Precision storage, const std::fun
   if (kn != "standard" && kn != "flash1" && kn != "flash2" && kn != "flash3" && kn != "flash_decode")
     throw core::ConfigError(core::ConfigProblem{"", 0, "functional", "kernel '" + kn + "' has no functional mode"});
   Problem p{w, storage, w.seq_q, w.seq_kv, w.head_dim, w.seq_kv >= w.seq_q ? w.seq_kv - w.seq_q : 0, &poll};
-  const bool bwd = w.pass == core::Pass::kFwdBwd && kn != "flash_decode" && kn != "flash3";
+  const bool bwd = w.pass == core::Pass::kFwdBwd && kn != "flash_decode";
   const std::uint64_t kv_heads = w.kv_heads ? w.kv_heads : w.heads, group = w.heads / kv_heads;
   const double per_head = static_cast<double>(p.nq) * p.nkv * p.d * (bwd ? 6 : 3);
   std::mt19937_64 rng(w.seed);
   double err = 0, work = 0;
+  std::vector<Matrix> group_got, group_ref;  // flash3 GQA: the group's dK, dV (kernel, reference)
+  auto f32_sum = [&](double a, double b) { return storage == Precision::kFp64 ? a + b : round_to(a + b, Precision::kFp32); };
   const std::vector<std::uint64_t> lengths = core::sequence_kv_lengths(w);  // seq_kv each unless kv_lengths
   for (std::uint64_t b = 0; b < w.batch; ++b)
     for (std::uint64_t kvh = 0; kvh < kv_heads; ++kvh) {
@@ -418,6 +463,10 @@ double run_functional(const core::Workload& w, Precision storage, const std::fun
         } else if (kn == "flash3") {
           Vector lse;
           got.o = flash3_forward(p, q, k, v, lse);
+          if (bwd) {
+            got.dq = Matrix(p.nq, p.d), got.dk = Matrix(p.nkv, p.d), got.dv = Matrix(p.nkv, p.d);
+            flash3_backward(p, q, k, v, got.o, lse, d_o, got, group > 1);
+          }
         } else if (kn == "flash_decode") {
           got.o = decode_forward(p, q, k, v);
         } else {
@@ -429,7 +478,21 @@ double run_functional(const core::Workload& w, Precision storage, const std::fun
           }
         }
         err = std::max(err, rel_error(got.o, ref.o));
-        if (bwd) {
+        if (bwd && kn == "flash3" && group > 1) {  // FA-3 sums dK, dV over the GQA group
+          err = std::max(err, rel_error(got.dq, ref.dq));
+          if (h == kvh * group) group_got = {Matrix(p.nkv, p.d), Matrix(p.nkv, p.d)}, group_ref = group_got;
+          for (std::size_t x = 0; x < ref.dk.values.size(); ++x) {
+            group_got[0].values[x] = f32_sum(group_got[0].values[x], got.dk.values[x]);
+            group_got[1].values[x] = f32_sum(group_got[1].values[x], got.dv.values[x]);
+            group_ref[0].values[x] += ref.dk.values[x];
+            group_ref[1].values[x] += ref.dv.values[x];
+          }
+          if (h + 1 == (kvh + 1) * group) {
+            for (Matrix& m : group_got)
+              for (double& x : m.values) x = p.st(x);
+            err = std::max({err, rel_error(group_got[0], group_ref[0]), rel_error(group_got[1], group_ref[1])});
+          }
+        } else if (bwd) {
           err = std::max({err, rel_error(got.dq, ref.dq), rel_error(got.dk, ref.dk), rel_error(got.dv, ref.dv)});
         }
       }

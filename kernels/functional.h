@@ -1,5 +1,5 @@
 // Functional mode: executes a kernel's tile schedule (loop order, blocks, online-softmax
-// rescaling, split-KV combine, FA-1 (Algorithm 4) and FA-2 backward recomputation) on seeded
+// rescaling, split-KV combine, FA-1 (Algorithm 4), FA-2 and FA-3 backward recomputation) on seeded
 // random numbers in double and compares with plain attention (and its gradients). No timing,
 // no memory model.
 #pragma once

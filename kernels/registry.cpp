@@ -1,6 +1,7 @@
 #include "kernels/registry.h"
 
 #include "kernels/factories.h"
+#include "kernels/flash3_bwd.h"
 #include "kernels/functional.h"
 #include "sim/core/errors.h"
 
@@ -137,6 +138,23 @@ void flash3_grid(std::vector<core::Workload>& out) {
           w.pingpong = wg == 2 && kvh == 1 ? 0 : -1;
           out.push_back(w);
         }
+  // Backward (fp16; FA-3 has no fp8 backward): head dim 32 (128 x 128 backward tiles) and 128
+  // (80 x 128, causal 64 x 128), causal and not, MHA and GQA, ragged query and key blocks.
+  for (std::uint64_t d : {32, 128})
+    for (bool causal : {false, true})
+      for (std::uint64_t kvh : {4, 1}) {
+        core::Workload w;
+        w.kernel = "flash3";
+        w.batch = 2;
+        w.heads = 4;
+        w.kv_heads = kvh;
+        w.seq_q = 300;
+        w.seq_kv = causal ? 300 : 330;
+        w.head_dim = d;
+        w.causal = causal;
+        w.pass = core::Pass::kFwdBwd;
+        out.push_back(w);
+      }
 }
 void flash_decode_grid(std::vector<core::Workload>& out) {
   attention_grid("flash_decode", true, out);
@@ -170,8 +188,8 @@ const std::vector<KernelEntry>& kernel_registry() {
        "flash_decode",
        {{"sdpa_flash", "fa2"}, {"flash2", "fa2"}, {"triton", "triton"}, {"triton_flash", "triton"}}},
       {"flash3", &make_flash3,
-       "FlashAttention-3 forward: TMA producer, 64-row consumer warp groups, async wgmma, ping-pong",
-       &core::flash3_traffic, &run_functional, &flash3_grid,
+       "FlashAttention-3: TMA producer, 64-row consumer warp groups, async wgmma, ping-pong; backward",
+       &flash3_fwdbwd_traffic, &run_functional, &flash3_grid,
        {"batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "dtype", "causal", "pass", "block_m", "block_n",
         "warps", "stages", "cta_order", "regs_per_thread", "smem_per_cta", "functional", "seed",
         "consumer_warpgroups", "pingpong", "intrawg_overlap"},

@@ -1,15 +1,17 @@
 #!/usr/bin/python3
-"""Simulated forward TFLOP/s against the FlashAttention-3 paper's H100 SXM5 figures (tests/data/reference/fa3_paper_fwd.csv).
+"""Simulated TFLOP/s against the FlashAttention-3 paper's H100 SXM5 figures (tests/data/reference/fa3_paper_{fwd,bwd}.csv).
 
 For one implementation column of the paper (fa2, triton, standard, fa3, ...) the script runs
 `attnsim sweep` on every point of that column (same batch, heads, seq_len, head_dim, causal,
 dtype), converts the simulated time to TFLOP/s with the paper's convention (4·B·H·N²·d / time,
-halved for causal) and prints per point the measured and simulated TFLOP/s and the relative
+halved for causal; the backward counted as 2.5 forwards, with --pass bwd the time of the
+backward's launches only: those whose name contains "_bwd") and prints per point the measured and simulated TFLOP/s and the relative
 error (simulated / measured − 1), then the median and worst |error|, the Spearman rank
 correlation of the points, and the plateau check (simulated TFLOP/s at N = 16k within 5 % of
 N = 8k for every head_dim / causal group where the paper's is).
 
     scripts/compare_paper.py --impl fa2                       # all fa2,fp16 rows, device h100-sxm
+    scripts/compare_paper.py --pass bwd --impl fa3            # the backward figure (fa3_paper_bwd.csv)
     scripts/compare_paper.py --impl triton --seq-len 1024 2048 --json out.json
 
 Which attnsim kernel simulates which column: IMPLS below (one line per implementation). Runs
@@ -28,7 +30,10 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attnsim_results as ar  # noqa: E402
 
-CSV = os.path.join(ar.ROOT, "tests", "data", "reference", "fa3_paper_fwd.csv")
+CSVS = {p: os.path.join(ar.ROOT, "tests", "data", "reference", f"fa3_paper_{p}.csv") for p in ("fwd", "bwd")}
+CSV = CSVS["fwd"]
+# The paper's FLOP count of a pass in forwards (benchmarks/benchmark_flash_attention.py, flops()).
+PASS_FLOPS = {"fwd": 1.0, "bwd": 2.5}
 
 # Paper column -> attnsim kernel and the workload keys that select the implementation.
 IMPLS = {
@@ -41,10 +46,10 @@ IMPLS = {
 TIME = "gpu__time_duration.sum"
 
 
-def read_points(impl, dtype, head_dims=None, seq_lens=None, causal=None):
+def read_points(impl, dtype, head_dims=None, seq_lens=None, causal=None, pass_="fwd"):
     """The CSV rows of one implementation and dtype, optionally filtered."""
     rows = []
-    with open(CSV) as f:
+    with open(CSVS[pass_]) as f:
         for r in csv.DictReader(line for line in f if not line.startswith("#")):
             if r["impl"] != impl or r["dtype"] != dtype:
                 continue
@@ -60,14 +65,14 @@ def read_points(impl, dtype, head_dims=None, seq_lens=None, causal=None):
     return rows
 
 
-def flops(p):
-    f = 4.0 * p["batch"] * p["heads"] * p["seq_len"] ** 2 * p["head_dim"]
+def flops(p, pass_="fwd"):
+    f = PASS_FLOPS[pass_] * 4.0 * p["batch"] * p["heads"] * p["seq_len"] ** 2 * p["head_dim"]
     return f / 2 if p["causal"] else f
 
 
-def sweep_spec(impl, dtype, device, points, overrides):
+def sweep_spec(impl, dtype, device, points, overrides, pass_="fwd"):
     m = IMPLS[impl]
-    base = {"kernel": m["kernel"], "dtype": dtype, "pass": "fwd"}
+    base = {"kernel": m["kernel"], "dtype": dtype, "pass": "fwd" if pass_ == "fwd" else "fwdbwd"}
     base.update(m["keys"])
     zip_axes = {k: [] for k in ("batch", "heads", "seq", "head_dim", "causal")}
     for p in points:
@@ -76,7 +81,7 @@ def sweep_spec(impl, dtype, device, points, overrides):
         zip_axes["seq"].append(p["seq_len"])
         zip_axes["head_dim"].append(p["head_dim"])
         zip_axes["causal"].append(p["causal"])
-    spec = {"name": f"fa3_paper_{impl}_{dtype}", "device": device, "base": base, "axes": {"zip": zip_axes}}
+    spec = {"name": f"fa3_paper_{impl}_{dtype}_{pass_}", "device": device, "base": base, "axes": {"zip": zip_axes}}
     if overrides:
         spec["set"] = overrides
     return spec
@@ -101,8 +106,9 @@ def yaml_text(spec):
     return "\n".join(lines) + "\n"
 
 
-def simulate(spec, jobs, binary):
-    """Runs the sweep; returns the simulated time (ns) per point, in the order of the zip."""
+def simulate(spec, jobs, binary, pass_="fwd"):
+    """Runs the sweep; returns the simulated time (ns) per point, in the order of the zip (with
+    pass bwd: the sum over the point's backward launches)."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "sweep.yaml")
         out = os.path.join(d, "out.h5")
@@ -115,6 +121,9 @@ def simulate(spec, jobs, binary):
         res = ar.Results(out)
         status = res.col("status")
         times = np.array(res.col(TIME), dtype=float)
+        if pass_ == "bwd":
+            times = np.array([sum(float(m[TIME]) for name, m in res.kernels(i) if "_bwd" in name)
+                              for i in range(len(times))])
         times[status != ar.STATUS_OK] = np.nan
         res.close()
         return times
@@ -156,16 +165,16 @@ def plateau(points, sim_tflops):
 
 
 def compare(impl, dtype="fp16", device="h100-sxm", jobs=2, binary=None, head_dims=None, seq_lens=None, causal=None,
-            overrides=None):
+            overrides=None, pass_="fwd"):
     """Runs the comparison; returns a dict with the points and the summary (see main's output)."""
     binary = binary or ar.attnsim_binary()
     if binary is None:
         raise SystemExit("attnsim binary not found (build it, or set $ATTNSIM)")
-    points = read_points(impl, dtype, head_dims, seq_lens, causal)
+    points = read_points(impl, dtype, head_dims, seq_lens, causal, pass_)
     if not points:
-        raise SystemExit(f"no {impl},{dtype} rows in {CSV} for this selection")
-    times = simulate(sweep_spec(impl, dtype, device, points, overrides or {}), jobs, binary)
-    sim = [flops(p) / (t * 1e-9) / 1e12 if t > 0 else float("nan") for p, t in zip(points, times)]
+        raise SystemExit(f"no {impl},{dtype} rows in {CSVS[pass_]} for this selection")
+    times = simulate(sweep_spec(impl, dtype, device, points, overrides or {}, pass_), jobs, binary, pass_)
+    sim = [flops(p, pass_) / (t * 1e-9) / 1e12 if t > 0 else float("nan") for p, t in zip(points, times)]
     for p, s in zip(points, sim):
         p["simulated"] = s
         p["error"] = s / p["tflops"] - 1
@@ -173,7 +182,7 @@ def compare(impl, dtype="fp16", device="h100-sxm", jobs=2, binary=None, head_dim
     ok = np.isfinite(errs)
     worst = int(np.nanargmax(errs)) if ok.any() else 0
     summary = {
-        "impl": impl, "dtype": dtype, "device": device, "points": len(points), "simulated_ok": int(ok.sum()),
+        "impl": impl, "dtype": dtype, "device": device, "pass": pass_, "points": len(points), "simulated_ok": int(ok.sum()),
         "median_abs_error": float(np.median(errs[ok])) if ok.any() else float("nan"),
         "worst_abs_error": float(errs[worst]) if ok.any() else float("nan"),
         "worst_at": {k: points[worst][k] for k in ("head_dim", "causal", "seq_len")},
@@ -185,7 +194,8 @@ def compare(impl, dtype="fp16", device="h100-sxm", jobs=2, binary=None, head_dim
 
 def print_report(r, out=sys.stdout):
     s = r["summary"]
-    print(f"{s['impl']} ({s['dtype']}) on {s['device']}: FA-3 paper's forward TFLOP/s vs attnsim", file=out)
+    what = "backward" if s.get("pass") == "bwd" else "forward"
+    print(f"{s['impl']} ({s['dtype']}) on {s['device']}: FA-3 paper's {what} TFLOP/s vs attnsim", file=out)
     print(f"{'d':>4} {'causal':>6} {'N':>6} {'B':>3} {'H':>3} {'measured':>9} {'simulated':>9} {'error':>8}", file=out)
     for p in r["points"]:
         print(f"{p['head_dim']:>4} {str(p['causal']).lower():>6} {p['seq_len']:>6} {p['batch']:>3} {p['heads']:>3} "
@@ -207,6 +217,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--impl", required=True, choices=sorted(IMPLS), help="the paper's implementation column")
     ap.add_argument("--dtype", default="fp16", choices=["fp16", "fp8"])
+    ap.add_argument("--pass", dest="pass_", default="fwd", choices=["fwd", "bwd"],
+                    help="the paper's forward figures, or its backward figure (fp16, non-causal)")
     ap.add_argument("--device", default="h100-sxm")
     ap.add_argument("--head-dim", type=int, nargs="*", help="only these head dims")
     ap.add_argument("--seq-len", type=int, nargs="*", help="only these sequence lengths")
@@ -221,7 +233,7 @@ def main(argv=None):
         k, _, v = kv.partition("=")
         overrides[k] = v
     r = compare(a.impl, a.dtype, a.device, a.jobs, head_dims=a.head_dim, seq_lens=a.seq_len,
-                causal=None if a.causal is None else a.causal == "true", overrides=overrides)
+                causal=None if a.causal is None else a.causal == "true", overrides=overrides, pass_=a.pass_)
     print_report(r)
     if a.json:
         ar.write_output(a.json, (json.dumps(r, indent=1) + "\n").encode())

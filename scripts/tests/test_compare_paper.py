@@ -1,6 +1,7 @@
 """scripts/compare_paper.py: the FLOP convention, the Spearman and plateau arithmetic, the paper's CSV
-selection, and a CI-sized subset of the FA-3 paper comparison (flash2 impl fa2 on h100-sxm) that
-must meet the comparison's targets (median |error| <= 8 %, worst <= 15 %) on the points it runs.
+selection (forward and backward figures), the backward mode timing only the backward launches,
+and a CI-sized subset of the FA-3 paper comparison (flash2 impl fa2 on h100-sxm) that must meet
+the comparison's targets (median |error| <= 8 %, worst <= 15 %) on the points it runs.
 Run: /usr/bin/python3 -m pytest scripts/tests/test_compare_paper.py"""
 import compare_paper as cp
 
@@ -55,3 +56,30 @@ def test_fa2_subset_meets_the_targets(attnsim_bin):
     assert s["points"] == 4 and s["simulated_ok"] == 4
     assert s["median_abs_error"] <= 0.08, s
     assert s["worst_abs_error"] <= 0.15, s
+
+
+def test_backward_counts_two_and_a_half_forwards():
+    p = {"batch": 2, "heads": 16, "seq_len": 8192, "head_dim": 128, "causal": False}
+    assert cp.flops(p, "bwd") == 2.5 * cp.flops(p)
+
+
+def test_the_bwd_csv_holds_the_papers_backward_figure():
+    rows = cp.read_points("fa3", "fp16", pass_="bwd")
+    assert len(rows) == 12  # d 64 / 128, N 512 ... 16k, no causal panel
+    assert not any(r["causal"] for r in rows)
+    assert {r["tflops"] for r in rows if r["head_dim"] == 128 and r["seq_len"] == 16384} == {561.0}
+    assert {r["tflops"] for r in rows if r["head_dim"] == 64 and r["seq_len"] == 512} == {272.0}
+    assert len(cp.read_points("standard", "fp16", pass_="bwd")) == 10  # OOM at 16k left out
+    assert cp.read_points("fa3", "fp16", causal=True, pass_="bwd") == []
+
+
+def test_bwd_mode_runs_fwdbwd_and_times_only_the_backward_launches(attnsim_bin):
+    pts = cp.read_points("fa3", "fp16", head_dims=[64], seq_lens=[512], pass_="bwd")
+    text = cp.yaml_text(cp.sweep_spec("fa3", "fp16", "h100-sxm", pts, {}, "bwd"))
+    assert "kernel: flash3" in text and "pass: fwdbwd" in text
+    spec = cp.sweep_spec("fa3", "fp16", "h100-sxm", pts, {}, "bwd")
+    bwd = cp.simulate(spec, 1, attnsim_bin, "bwd")[0]
+    total = cp.simulate(spec, 1, attnsim_bin, "fwd")[0]  # the same run, all launches
+    fwd = cp.simulate(cp.sweep_spec("fa3", "fp16", "h100-sxm", pts, {}), 1, attnsim_bin)[0]
+    assert 0 < bwd < total
+    assert abs(total - bwd - fwd) <= 0.01 * total  # the forward launch is the rest
