@@ -93,18 +93,45 @@ class Flash2Fwd : public core::KernelLaunch {
     auto mma = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {
       return flavoured_mma(mm, nn, kk, flavour_);
     };
+    // Operand reads of one GEMM over k: with mma.sync the fragments of k-slice i+1 (16 wide) are
+    // loaded by ldmatrix before the mma.sync of slice i (FA-2's utils.h gemm; Triton's prefetch of
+    // MMAv2 dot operands), so only the first slice's read is exposed; the rest overlap the MMA,
+    // which completes no earlier than them (async kSharedRead).
+    // Each ldmatrix.x4 (SM75_U32x4_LDSM_N; .trans for V) moves 16 B per thread: one issue slot per
+    // 16 B read (thread instructions, as kIssue counts them).
+    auto operand_reads = [&](Tensor t, std::uint64_t rows, std::uint64_t k) {
+      const bool sync_mma = flavour_ == core::MmaFlavour::kMmaSync;
+      if (sync_mma) out.push_back(L::count_op(OpKind::kIssue, rows * row_bytes / 16));
+      const std::uint64_t slices = sync_mma ? std::max<std::uint64_t>(1, k / 16) : 1;
+      const std::uint64_t first = std::max<std::uint64_t>(1, rows / slices);
+      out.push_back(L::shared(OpKind::kSharedRead, t, std::min(first, rows), row_bytes));
+      if (rows > first) {
+        TileOp rest = L::shared(OpKind::kSharedRead, t, rows - first, row_bytes);
+        rest.async = true;
+        out.push_back(rest);
+      }
+    };
+    // FP32-pipe and MUFU thread instructions of FA-2's softmax (softmax.h, softmax_rescale_o; the
+    // mma.sync accumulator layout gives each row of a warp's tile to a quad of 4 threads). Per
+    // score element: FMNMX (reduce_max), FFMA (x·scale − max·scale), MUFU.EX2 (exp2f under
+    // --use_fast_math), FADD (reduce_sum), half an F2FP (P to fp16, two values per instruction).
+    // Per output element: FMUL (acc_o *= scores_scale). Per row and thread of its quad: 2 SHFL and
+    // 2 FMNMX (quad allreduce of the max), FADD and FMUL and MUFU.EX2 (scores_scale), FMUL
+    // (row_sum), FSETP, FSEL, FMUL (the max scaled, −inf guarded). Causal: ISETP and FSEL per
+    // element of the diagonal block (apply_mask_causal).
+    constexpr std::uint64_t kQuad = 4, kPerRowThread = 9;
     auto scores = [&](std::uint64_t j) {  // S = Q K_jᵀ and its mask
       const std::uint64_t c = rows_of(j);
-      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kQ, m, row_bytes));
-      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kK, readers * c, row_bytes));
+      operand_reads(Tensor::kQ, m, d);
+      operand_reads(Tensor::kK, readers * c, d);
       out.push_back(mma(m, c, d));
-      if (w_.causal && j + 1 == blocks) out.push_back(L::count_op(OpKind::kElementwise, m * c));
+      if (w_.causal && j + 1 == blocks) out.push_back(L::count_op(OpKind::kElementwise, 2 * m * c));
     };
     auto softmax_pv = [&](std::uint64_t j) {  // online softmax (max, exp, sum, rescale O), O += P V_j
       const std::uint64_t c = rows_of(j);
-      out.push_back(L::count_op(OpKind::kElementwise, 3 * m * c + m * d));
-      out.push_back(L::count_op(OpKind::kExp, m * c + m));
-      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, readers * c, row_bytes));
+      out.push_back(L::count_op(OpKind::kElementwise, 7 * m * c / 2 + m * d + kQuad * kPerRowThread * m));
+      out.push_back(L::count_op(OpKind::kExp, m * c + kQuad * m));
+      operand_reads(Tensor::kV, readers * c, c);
       out.push_back(mma(m, d, c));
     };
     if (step == 0 && w_.stack_frame_bytes != 0) {
@@ -165,7 +192,9 @@ class Flash2Fwd : public core::KernelLaunch {
       }
     }
     if (step == blocks + 1) {
-      out.push_back(L::count_op(OpKind::kElementwise, r * d));
+      // normalize_softmax_lse: FMUL per output element, then its conversion to fp16 (F2FP, two per
+      // instruction).
+      out.push_back(L::count_op(OpKind::kElementwise, r * d + r * d / 2));
       // Epilogue: O is staged through shared memory (whole tile) for coalesced stores.
       out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kO, w_.block_m, d * w_.value_bytes()));
       out.push_back(L::shared(OpKind::kSharedRead, Tensor::kO, w_.block_m, d * w_.value_bytes()));

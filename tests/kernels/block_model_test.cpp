@@ -168,7 +168,10 @@ TEST(BlockModel, StreamsIssueWholeUnitsAtTheLineModelsBandwidth) {
     std::uint64_t programs, step, total;
     double time_bound, accesses_per_unit;
   };
-  const Case cases[] = {{1, 16384, 4 << 20, 0.02, 1.2},
+  // One CTA: +2.04 % since FP32 instructions are timed at the instruction rate with issue slots
+  // (the stream's per-step adds take 64 instead of 32 cycles: line model 285.4 -> 285.5 us, block
+  // model 289.4 -> 291.3 us); bound 2.5 % (was 2 % at +1.4 %).
+  const Case cases[] = {{1, 16384, 4 << 20, 0.025, 1.2},
                         {33, 4096, 16 << 20, 0.04, 2.0},
                         {132, 4096, 32 << 20, 0.04, 2.0},
                         {264, 16384, 64 << 20, 0.04, 1.2}};
