@@ -13,6 +13,15 @@ N = 8k for every head_dim / causal group where the paper's is).
     scripts/compare_paper.py --impl fa2                       # all fa2,fp16 rows, device h100-sxm
     scripts/compare_paper.py --pass bwd --impl fa3            # the backward figure (fa3_paper_bwd.csv)
     scripts/compare_paper.py --impl triton --seq-len 1024 2048 --json out.json
+    scripts/compare_paper.py --impl fa3 --speedup-vs fa2           # + FA-3/FA-2 speed-up per point
+    scripts/compare_paper.py --ablation                           # flash3 vs the paper's Table 2
+
+--speedup-vs OTHER also simulates the OTHER column's points in the same run and compares the
+simulated speed-up (impl TFLOP/s / OTHER TFLOP/s) per point with the paper's (within 10 %:
+|simulated / paper - 1| <= 0.10). --ablation runs the paper's Table 2 shape (batch 4, seq 8448,
+16 heads, head dim 128, fp16, non-causal) with flash3 as is and with intrawg_overlap off, and
+prints both times and the slow-down against the paper's (3.538 ms; 4.021 ms without the
+GEMM-softmax pipelining; docs/references.md).
 
 Which attnsim kernel simulates which column: IMPLS below (one line per implementation). Runs
 under /usr/bin/python3 (numpy, h5py); needs a built attnsim (build/attnsim or $ATTNSIM).
@@ -192,6 +201,52 @@ def compare(impl, dtype="fp16", device="h100-sxm", jobs=2, binary=None, head_dim
     return {"points": points, "summary": summary}
 
 
+def speedup(r, other):
+    """Adds the speed-up of r's points over `other`'s (a compare() result over the same points)."""
+    by = {(p["head_dim"], p["causal"], p["seq_len"]): p for p in other["points"]}
+    rows = []
+    for p in r["points"]:
+        o = by.get((p["head_dim"], p["causal"], p["seq_len"]))
+        if o is None:
+            continue
+        paper, sim = p["tflops"] / o["tflops"], p["simulated"] / o["simulated"]
+        rows.append({"head_dim": p["head_dim"], "causal": p["causal"], "seq_len": p["seq_len"],
+                     "paper": paper, "simulated": sim, "error": sim / paper - 1})
+    errs = np.array([abs(x["error"]) for x in rows])
+    ok = np.isfinite(errs)
+    return {"vs": other["summary"]["impl"], "points": rows, "within_10pct": int((errs[ok] <= 0.10).sum()),
+            "median_abs_error": float(np.median(errs[ok])) if ok.any() else float("nan"),
+            "worst_abs_error": float(np.max(errs[ok])) if ok.any() else float("nan")}
+
+
+# The paper's Table 2 (docs/references.md): batch 4, seq 8448, 16 heads, head dim 128, fp16.
+ABLATION_SHAPE = {"batch": 4, "heads": 16, "seq_len": 8448, "head_dim": 128, "causal": False}
+ABLATION_MS = {"full": 3.538, "no_intrawg_overlap": 4.021}
+
+
+def ablation(device="h100-sxm", jobs=2, binary=None):
+    """flash3 at the Table 2 shape with and without intrawg_overlap; times in ms and slow-downs."""
+    binary = binary or ar.attnsim_binary()
+    if binary is None:
+        raise SystemExit("attnsim binary not found (build it, or set $ATTNSIM)")
+    p = dict(ABLATION_SHAPE, tflops=0.0)
+    spec = sweep_spec("fa3", "fp16", device, [p, p], {})
+    spec["axes"]["zip"]["intrawg_overlap"] = [True, False]
+    t = simulate(spec, jobs, binary)
+    sim = {"full": t[0] * 1e-6, "no_intrawg_overlap": t[1] * 1e-6}
+    return {"shape": ABLATION_SHAPE, "paper_ms": ABLATION_MS, "simulated_ms": sim,
+            "paper_slowdown": ABLATION_MS["no_intrawg_overlap"] / ABLATION_MS["full"],
+            "simulated_slowdown": sim["no_intrawg_overlap"] / sim["full"]}
+
+
+def print_ablation(a, out=sys.stdout):
+    print("flash3 vs the FA-3 paper's Table 2 (batch 4, seq 8448, 16 heads, d 128, fp16):", file=out)
+    for k in ("full", "no_intrawg_overlap"):
+        print(f"  {k:<20} paper {a['paper_ms'][k]:.3f} ms   simulated {a['simulated_ms'][k]:.3f} ms", file=out)
+    print(f"  slow-down without intra-warp-group overlap: paper {a['paper_slowdown']:.3f}x, "
+          f"simulated {a['simulated_slowdown']:.3f}x", file=out)
+
+
 def print_report(r, out=sys.stdout):
     s = r["summary"]
     what = "backward" if s.get("pass") == "bwd" else "forward"
@@ -211,11 +266,24 @@ def print_report(r, out=sys.stdout):
         print(f"plateau d {g['head_dim']} causal {str(g['causal']).lower()}: 16k/8k measured {100 * g['measured']:+.1f} %, "
               f"simulated {100 * g['simulated']:+.1f} %" + (" (within 5 %: " + ("yes" if abs(g['simulated']) <= 0.05 else "NO") + ")"
                                                             if flat else " (silicon not flat)"), file=out)
+    if "speedup" in r:
+        sp = r["speedup"]
+        print(f"speed-up over {sp['vs']} per point (paper / simulated):", file=out)
+        for x in sp["points"]:
+            print(f"  d {x['head_dim']:>3} causal {str(x['causal']).lower():>5} N {x['seq_len']:>5}: "
+                  f"{x['paper']:.2f}x / {x['simulated']:.2f}x ({100 * x['error']:+.1f} %)", file=out)
+        print(f"speed-up within 10 % of the paper's: {sp['within_10pct']}/{len(sp['points'])} points; "
+              f"median |error| {100 * sp['median_abs_error']:.1f} %, worst {100 * sp['worst_abs_error']:.1f} %",
+              file=out)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--impl", required=True, choices=sorted(IMPLS), help="the paper's implementation column")
+    ap.add_argument("--impl", choices=sorted(IMPLS), help="the paper's implementation column")
+    ap.add_argument("--speedup-vs", choices=sorted(IMPLS), metavar="IMPL",
+                    help="also simulate IMPL's column and compare the speed-up per point with the paper's")
+    ap.add_argument("--ablation", action="store_true",
+                    help="flash3 against the paper's Table 2 (intra-warp-group overlap on / off) instead")
     ap.add_argument("--dtype", default="fp16", choices=["fp16", "fp8"])
     ap.add_argument("--pass", dest="pass_", default="fwd", choices=["fwd", "bwd"],
                     help="the paper's forward figures, or its backward figure (fp16, non-causal)")
@@ -228,12 +296,24 @@ def main(argv=None):
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--json", metavar="PATH", help="also write points and summary as JSON")
     a = ap.parse_args(argv)
+    if a.ablation:
+        r = ablation(a.device, a.jobs)
+        print_ablation(r)
+        if a.json:
+            ar.write_output(a.json, (json.dumps(r, indent=1) + "\n").encode())
+        return 0
+    if a.impl is None:
+        ap.error("--impl is required (or --ablation)")
     overrides = {}
     for kv in a.set:
         k, _, v = kv.partition("=")
         overrides[k] = v
     r = compare(a.impl, a.dtype, a.device, a.jobs, head_dims=a.head_dim, seq_lens=a.seq_len,
                 causal=None if a.causal is None else a.causal == "true", overrides=overrides, pass_=a.pass_)
+    if a.speedup_vs:
+        o = compare(a.speedup_vs, a.dtype, a.device, a.jobs, head_dims=a.head_dim, seq_lens=a.seq_len,
+                    causal=None if a.causal is None else a.causal == "true", overrides=overrides, pass_=a.pass_)
+        r["speedup"] = speedup(r, o)
     print_report(r)
     if a.json:
         ar.write_output(a.json, (json.dumps(r, indent=1) + "\n").encode())

@@ -84,3 +84,24 @@ def test_bwd_mode_runs_fwdbwd_and_times_only_the_backward_launches(attnsim_bin):
     fwd = cp.simulate(cp.sweep_spec("fa3", "fp16", "h100-sxm", pts, {}), 1, attnsim_bin)[0]
     assert 0 < bwd < total
     assert abs(total - bwd - fwd) <= 0.01 * total  # the forward launch is the rest
+
+
+def test_speedup_pairs_points_and_counts_those_within_10_percent():
+    fa3 = {"points": [{"head_dim": 128, "causal": False, "seq_len": 512, "tflops": 450.0, "simulated": 600.0},
+                      {"head_dim": 128, "causal": True, "seq_len": 512, "tflops": 300.0, "simulated": 310.0}]}
+    fa2 = {"summary": {"impl": "fa2"},
+           "points": [{"head_dim": 128, "causal": False, "seq_len": 512, "tflops": 300.0, "simulated": 300.0},
+                      {"head_dim": 128, "causal": True, "seq_len": 512, "tflops": 200.0, "simulated": 200.0}]}
+    sp = cp.speedup(fa3, fa2)
+    assert sp["vs"] == "fa2" and len(sp["points"]) == 2
+    a, b = sp["points"]
+    assert abs(a["paper"] - 1.5) < 1e-12 and abs(a["simulated"] - 2.0) < 1e-12 and abs(a["error"] - 1 / 3) < 1e-12
+    assert abs(b["error"] - (1.55 / 1.5 - 1)) < 1e-12
+    assert sp["within_10pct"] == 1  # 3.3 % in, 33 % out
+    assert abs(sp["worst_abs_error"] - 1 / 3) < 1e-12
+
+
+def test_ablation_shape_is_the_papers_table_2():
+    s = cp.ABLATION_SHAPE
+    assert (s["batch"], s["heads"], s["seq_len"], s["head_dim"], s["causal"]) == (4, 16, 8448, 128, False)
+    assert cp.ABLATION_MS == {"full": 3.538, "no_intrawg_overlap": 4.021}
