@@ -27,8 +27,11 @@ constexpr core::Bytes kCublasEpilogueSmem = 16580;   // measured 213188 B minus 
 // the row staged in shared memory (cols x bytes + 128 B of reduction scratch).
 // The forward kernels are bound by instruction issue, not by HBM: full-precision expf and IEEE
 // division (PyTorch builds without fast math) make a value cost 41 SASS instructions in the warp
-// kernel and 68 / 76 in the block kernels, which compute exp(x - max) twice
-// (experiments/h200_validation/softmax_sass: kernels of the same structure compiled for sm_90).
+// kernel and 68 in the register block kernel, which computes exp(x - max) twice and moves one
+// value per load / store; the shared-memory kernel also computes it twice but moves 16-byte
+// vectors of 8 values in all three passes (LoadT / StoreT in cunn_SoftMaxForwardSmem): 40
+// (experiments/h200_validation/softmax_sass: kernels of the same structure compiled for sm_90;
+// the smem analog compiles to the 32 registers kernels.csv measured).
 struct RowKernelShape {
   std::uint64_t rows_per_cta = 4;
   std::uint32_t threads = 128, regs = 48;
@@ -52,7 +55,7 @@ RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
   }
   k.regs = 32;  // kernels.csv: 32 (N=16384, 32896 B dynamic shared memory)
   k.smem = cols * value_bytes + 128;
-  k.instructions_per_value = 76;
+  k.instructions_per_value = 40;
   return k;
 }
 
