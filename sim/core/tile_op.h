@@ -41,8 +41,11 @@ enum class OpKind : std::uint8_t {
   kSharedRead,   // shared memory read of a tile with an access pattern
   kSharedWrite,  // shared memory write of a tile with an access pattern
   kMma,          // tensor-core matrix multiply m x n x k
-  kExp,          // `count` exponentials on the SFU
-  kElementwise,  // `count` FP32 operations on CUDA cores (scale, max, rescale, ...)
+  kExp,          // `count` MUFU thread instructions (ex2) on the SFU, sm.exp_per_cycle per cycle; each
+                 // also takes an issue slot (the op ends when both are served)
+  kElementwise,  // `count` FP32-pipe thread instructions (FMNMX, FFMA, FADD, FMUL, conversions, ...) at
+                 // sm.fp32_flops_per_cycle / 2 per cycle (an FMA is one instruction, two FLOP); each
+                 // also takes an issue slot
   kBarrier,      // CTA-wide barrier (__syncthreads)
   kCommit,       // close the group of async loads issued since the last commit
   kWait,         // wait until at most `count` committed async groups are in flight
@@ -76,6 +79,9 @@ struct TileOp {
   Tensor tensor = Tensor::kCount;
   SmemPattern pattern = SmemPattern::kRowMajor;
   bool async = false;
+  // kSharedRead, async: register fragments loaded ahead of the MMA that consumes them (ldmatrix of
+  // k-slice i+1 issued before the mma.sync of slice i): the warp group goes on, and its next kMma
+  // completes no earlier than the read.
   // kLoad, async: a TMA bulk copy (Hopper cp.async.bulk). Its bytes in flight are bounded by the
   // kernel's pipeline (stages of commit/wait groups, or mbarriers), not by the per-warp / per-SM
   // in-flight allowances of ordinary loads, which the engine then does not charge.

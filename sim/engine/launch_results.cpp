@@ -45,9 +45,11 @@ BusyCycles LaunchSimulator<Memory>::busy_cycles() const {
   b.smem = static_cast<double>(stats_.wavefronts);  // one wavefront per cycle
   const double tensor_clock = sm.tensor_clock_ghz > 0 ? sm.tensor_clock_ghz / device_.clock_ghz : 1.0;
   b.tensor = pipe(stats_.mma_flops, sm.tensor_flops_per_cycle * tensor_clock);
-  b.fp32 = pipe(stats_.fp32_ops, sm.fp32_flops_per_cycle);
+  b.fp32 = pipe(stats_.fp32_ops, sm.fp32_flops_per_cycle / 2);  // instructions (Sm::from_spec)
   b.sfu = pipe(stats_.exp_ops, sm.exp_per_cycle);
-  b.issue = pipe(stats_.issue_ops, static_cast<double>(std::max(1u, sm.schedulers_per_sm)) * std::max(1u, sm.warp_size));
+  // Issue slots: kIssue instructions and every FP32 and MUFU instruction.
+  b.issue = pipe(stats_.issue_ops + stats_.fp32_ops + stats_.exp_ops,
+                 static_cast<double>(std::max(1u, sm.schedulers_per_sm)) * std::max(1u, sm.warp_size));
   return b;
 }
 

@@ -283,26 +283,32 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       (op.kind == core::OpKind::kSharedRead ? t.read : t.write) += op.bytes();
       done = sm.smem.serve(now, static_cast<double>(c.wavefronts)) +
              static_cast<double>(device_.sm.shared_mem_latency_cycles);
+      if (op.async) {  // fragments loaded ahead (ldmatrix before mma.sync): the next MMA waits for them
+        g.smem_ready = std::max(g.smem_ready, done);
+        done = now;
+      }
       break;
     }
     case core::OpKind::kMma: {
       const double flops = 2.0 * op.m * op.n * op.k;
       stats_.flops += flops;
       stats_.mma_flops += flops;
-      const double ready = time_mma(sm, device_.sm, op, shape_.mma_dtype, now);
+      const double ready = std::max(time_mma(sm, device_.sm, op, shape_.mma_dtype, now), g.smem_ready);
+      g.smem_ready = 0;
       if (op.async) g.open_mma = std::max(g.open_mma, ready);  // wgmma: ordered by kMmaCommit / kMmaWait
       else done = ready;
       break;
     }
+    // Instructions: each takes its pipe (MUFU or FP32) and one issue slot per thread.
     case core::OpKind::kExp:
       stats_.flops += static_cast<double>(op.count);
       stats_.exp_ops += static_cast<double>(op.count);
-      done = sm.sfu.serve(now, static_cast<double>(op.count));
+      done = std::max(sm.sfu.serve(now, static_cast<double>(op.count)), sm.issue.serve(now, static_cast<double>(op.count)));
       break;
     case core::OpKind::kElementwise:
       stats_.flops += static_cast<double>(op.count);
       stats_.fp32_ops += static_cast<double>(op.count);
-      done = sm.fp32.serve(now, static_cast<double>(op.count));
+      done = std::max(sm.fp32.serve(now, static_cast<double>(op.count)), sm.issue.serve(now, static_cast<double>(op.count)));
       break;
     case core::OpKind::kIssue:
       stats_.issue_ops += static_cast<double>(op.count);

@@ -53,6 +53,7 @@ struct WarpGroup {
   AsyncGroups copies;     // cp.async groups
   double open_mma = 0;    // latest completion of the async MMAs since the last commit
   AsyncGroups mmas;       // wgmma groups
+  double smem_ready = 0;  // latest completion of the async shared reads the next MMA consumes
 
   void reset() {
     ops.clear();
@@ -64,6 +65,7 @@ struct WarpGroup {
     copies.clear();
     open_mma = 0;
     mmas.clear();
+    smem_ready = 0;
   }
 };
 

@@ -222,9 +222,10 @@ TEST(Engine, WavesAndOccupancyMetricsFollowTheOccupancyRules) {
   const auto r = simulate(small_gpu(), p).at(0);
   EXPECT_EQ(metric(r, "launch__occupancy_limit_shared_mem"), 2.0);
   EXPECT_DOUBLE_EQ(metric(r, "launch__waves_per_multiprocessor"), 20.0 / 8.0);
-  // Each CTA needs 10 cycles of an SM's FP32 pipe (1280 / 128 per cycle); the pipe serves one
-  // at a time and a freed slot is refilled at once, so each SM runs its 5 CTAs back to back.
-  EXPECT_DOUBLE_EQ(metric(r, "attnsim__cycles"), 5 * 10.0);
+  // Each CTA needs 20 cycles of an SM's FP32 pipe (1280 instructions / (128 FLOP / 2) per cycle;
+  // its 10 cycles of issue slots overlap them); the pipe serves one at a time and a freed slot is
+  // refilled at once, so each SM runs its 5 CTAs back to back.
+  EXPECT_DOUBLE_EQ(metric(r, "attnsim__cycles"), 5 * 20.0);
 }
 
 TEST(Engine, InstructionIssueIsSharedByTheCtasOfAnSm) {
