@@ -37,6 +37,9 @@ struct RowKernelShape {
   std::uint32_t threads = 128, regs = 48;
   core::Bytes smem = 0;
   std::uint64_t instructions_per_value = 41;  // forward softmax, per value of the row
+  // Of those, the SFU's (MUFU): MUFU.EX2 of each expf and MUFU.RCP of each IEEE division; the
+  // block kernels compute exp twice (CUDA C++ Programming Guide, cc 9.0: 16 per SM per cycle).
+  std::uint64_t mufu_per_value = 2;
 };
 
 RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
@@ -51,11 +54,13 @@ RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
   if (cols <= 8192) {
     k.regs = cols <= 4096 ? 30 : 37;  // kernels.csv: 30 (N=4096), 37 (N=8192)
     k.instructions_per_value = 68;
+    k.mufu_per_value = 3;
     return k;
   }
   k.regs = 32;  // kernels.csv: 32 (N=16384, 32896 B dynamic shared memory)
   k.smem = cols * value_bytes + 128;
   k.instructions_per_value = 40;
+  k.mufu_per_value = 3;
   return k;
 }
 
@@ -88,11 +93,14 @@ class RowwiseLaunch : public core::KernelLaunch {
       const std::uint64_t cols = columns(q);
       for (Tensor t : reads_)
         out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
-      if (gpu_ && reads_.size() == 1)  // forward on a GPU: issue-bound (RowKernelShape)
-        out.push_back(TensorLayout::count_op(OpKind::kIssue, k_.instructions_per_value * cols));
-      else
+      if (gpu_ && reads_.size() == 1) {  // forward on a GPU: issue-bound (RowKernelShape)
+        // kExp takes its own issue slots: the rest of the instructions go through kIssue.
+        out.push_back(TensorLayout::count_op(OpKind::kIssue, (k_.instructions_per_value - k_.mufu_per_value) * cols));
+        out.push_back(TensorLayout::count_op(OpKind::kExp, k_.mufu_per_value * cols));
+      } else {
         out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));
-      if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
+        if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
+      }
       out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
     }
     return true;
