@@ -1,7 +1,9 @@
 // Textbook attention: GEMM S = QKᵀ -> HBM, row softmax S -> P, GEMM O = PV; backward as
-// autograd-style launches (dV = Pᵀ dO, dP = dO Vᵀ, softmax backward, dQ = dS K, dK = dSᵀ Q).
+// eager PyTorch's autograd launches (dP = dO Vᵀ, dV = Pᵀ dO, dP∘P, softmax backward, dQ = dS K,
+// dK = dSᵀ Q, dK's layout copy).
 #include <algorithm>
 #include <array>
+#include <memory>
 
 #include "kernels/factories.h"
 #include "kernels/gemm_launch.h"
@@ -25,13 +27,19 @@ constexpr core::Bytes kCublasEpilogueSmem = 16580;   // measured 213188 B minus 
 // the row staged in shared memory (cols x bytes + 128 B of reduction scratch).
 // The forward kernels are bound by instruction issue, not by HBM: full-precision expf and IEEE
 // division (PyTorch builds without fast math) make a value cost 41 SASS instructions in the warp
-// kernel and 68 / 76 in the block kernels, which compute exp(x - max) twice
-// (experiments/h200_validation/softmax_sass: kernels of the same structure compiled for sm_90).
+// kernel and 68 in the register block kernel, which computes exp(x - max) twice and moves one
+// value per load / store; the shared-memory kernel also computes it twice but moves 16-byte
+// vectors of 8 values in all three passes (LoadT / StoreT in cunn_SoftMaxForwardSmem): 40
+// (experiments/h200_validation/softmax_sass: kernels of the same structure compiled for sm_90;
+// the smem analog compiles to the 32 registers kernels.csv measured).
 struct RowKernelShape {
   std::uint64_t rows_per_cta = 4;
   std::uint32_t threads = 128, regs = 48;
   core::Bytes smem = 0;
   std::uint64_t instructions_per_value = 41;  // forward softmax, per value of the row
+  // Of those, the SFU's (MUFU): MUFU.EX2 of each expf and MUFU.RCP of each IEEE division; the
+  // block kernels compute exp twice (CUDA C++ Programming Guide, cc 9.0: 16 per SM per cycle).
+  std::uint64_t mufu_per_value = 2;
 };
 
 RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
@@ -46,11 +54,13 @@ RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
   if (cols <= 8192) {
     k.regs = cols <= 4096 ? 30 : 37;  // kernels.csv: 30 (N=4096), 37 (N=8192)
     k.instructions_per_value = 68;
+    k.mufu_per_value = 3;
     return k;
   }
   k.regs = 32;  // kernels.csv: 32 (N=16384, 32896 B dynamic shared memory)
   k.smem = cols * value_bytes + 128;
-  k.instructions_per_value = 76;
+  k.instructions_per_value = 40;
+  k.mufu_per_value = 3;
   return k;
 }
 
@@ -83,11 +93,14 @@ class RowwiseLaunch : public core::KernelLaunch {
       const std::uint64_t cols = columns(q);
       for (Tensor t : reads_)
         out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
-      if (gpu_ && reads_.size() == 1)  // forward on a GPU: issue-bound (RowKernelShape)
-        out.push_back(TensorLayout::count_op(OpKind::kIssue, k_.instructions_per_value * cols));
-      else
+      if (gpu_ && reads_.size() == 1) {  // forward on a GPU: issue-bound (RowKernelShape)
+        // kExp takes its own issue slots: the rest of the instructions go through kIssue.
+        out.push_back(TensorLayout::count_op(OpKind::kIssue, (k_.instructions_per_value - k_.mufu_per_value) * cols));
+        out.push_back(TensorLayout::count_op(OpKind::kExp, k_.mufu_per_value * cols));
+      } else {
         out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));
-      if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
+        if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
+      }
       out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
     }
     return true;
@@ -109,20 +122,30 @@ class RowwiseLaunch : public core::KernelLaunch {
   bool gpu_;
 };
 
-// Elementwise kernel over a whole score-shaped [seq_q, seq_kv] tensor, in place: eager PyTorch's
-// causal mask (`masked_fill(mask, -inf)` / `torch.where` on the scores) in the forward and its
-// backward (`grad.masked_fill(mask, 0)`). Reads and writes every entry of every row. Modelled as
-// one 128-thread CTA per row (PyTorch's vectorized_elementwise_kernel uses one 128-thread CTA per
+// Elementwise kernel over whole [rows, cols] matrices, one per query head (b, h): PyTorch's
+// vectorized_elementwise_kernel / copy kernels, which read every value of their inputs and write
+// every value of their output. Uses:
+// - eager causal mask (`masked_fill(mask, -inf)` / `torch.where` on S, forward; the backward's
+//   `grad.masked_fill(mask, 0)` on dS), in place: reads and writes every S / dS entry;
+// - the product `grad * output` that softmax_backward_cuda_out (aten/src/ATen/native/cuda/
+//   SoftMax.cu) computes before the softmax backward kernel: reads dP and P, writes the product
+//   (over dP's range here: PyTorch allocates a new tensor of the same size);
+// - AccumulateGrad's copy of dK: the `mat2` gradient of QKᵀ is d(Kᵀ) = Qᵀ·dS, whose transpose
+//   does not obey K's strides, so autograd clones it into K's layout (N_kv·d read and written;
+//   in place over dK's range here).
+// Modelled as `rows_per_cta` rows per 128-thread CTA (PyTorch's kernels use one 128-thread CTA per
 // few hundred values: the bytes are the same, the CTA count smaller to bound simulation cost);
-// one FP32 operation per value. The [seq_q, seq_kv] bool mask it also reads (one byte per
-// value, shared by all heads) is left out.
+// one FP32 operation per value.
 class ElementwiseLaunch : public core::KernelLaunch {
  public:
-  ElementwiseLaunch(std::string name, Tensor t, const core::Workload& w) : name_(std::move(name)), t_(t), w_(w) {}
+  ElementwiseLaunch(std::string name, std::vector<Tensor> reads, Tensor write, const core::Workload& w,
+                    std::uint64_t rows, std::uint64_t cols, std::uint64_t rows_per_cta)
+      : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w), rows_(rows), cols_(cols),
+        per_(std::max<std::uint64_t>(1, rows_per_cta)) {}
   std::string name() const override { return name_; }
   core::LaunchShape shape() const override {
     core::LaunchShape s;
-    s.grid_x = w_.seq_q;
+    s.grid_x = core::ceil_div(rows_, per_);
     s.grid_y = w_.heads;
     s.grid_z = w_.batch;
     s.threads_per_cta = 128;
@@ -131,18 +154,29 @@ class ElementwiseLaunch : public core::KernelLaunch {
   }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
     if (step > 0) return false;
-    const std::uint64_t bh = cta / w_.seq_q, q = cta % w_.seq_q;
-    out.push_back(TensorLayout::tile(OpKind::kLoad, t_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, w_.seq_kv));
-    out.push_back(TensorLayout::count_op(OpKind::kElementwise, w_.seq_kv));
-    out.push_back(TensorLayout::tile(OpKind::kStore, t_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, w_.seq_kv));
+    const std::uint64_t ctas = core::ceil_div(rows_, per_);
+    const std::uint64_t bh = cta / ctas, row0 = (cta % ctas) * per_;
+    const std::uint64_t rows = std::min(per_, rows_ - row0);
+    for (Tensor t : reads_)
+      out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, rows_, cols_, w_.value_bytes(), row0, rows, 0, cols_));
+    out.push_back(TensorLayout::count_op(OpKind::kElementwise, rows * cols_));
+    out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, rows_, cols_, w_.value_bytes(), row0, rows, 0, cols_));
     return true;
   }
 
  private:
   std::string name_;
-  Tensor t_;
+  std::vector<Tensor> reads_;
+  Tensor write_;
   core::Workload w_;
+  std::uint64_t rows_, cols_, per_;
 };
+
+// One score-shaped [seq_q, seq_kv] elementwise launch per query head, one row per CTA.
+std::unique_ptr<core::KernelLaunch> score_elementwise(std::string name, std::vector<Tensor> reads, Tensor write,
+                                                      const core::Workload& w) {
+  return std::make_unique<ElementwiseLaunch>(std::move(name), std::move(reads), write, w, w.seq_q, w.seq_kv, 1);
+}
 
 core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {
   core::Workload w = KernelDefaults::validate_shape(in);
@@ -247,7 +281,7 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
   const bool gpu = device.kind == core::DeviceKind::kGpu;
   const bool bulk = gpu && device.compute_capability >= 90;
   p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS, bulk));
-  if (causal) p.launches.push_back(std::make_unique<ElementwiseLaunch>("standard_mask", Tensor::kS, w));
+  if (causal) p.launches.push_back(score_elementwise("standard_mask", {Tensor::kS}, Tensor::kS, w));
   p.launches.push_back(
       std::make_unique<RowwiseLaunch>("standard_softmax", std::vector<Tensor>{Tensor::kS}, Tensor::kP, w, gpu));
   p.launches.push_back(rows(w, "standard_pv", Tensor::kP, Tensor::kV, Tensor::kO, bulk));
@@ -256,11 +290,18 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
     // dQ = dS K before dK = dSᵀ Q.
     p.launches.push_back(scores(w, "standard_bwd_dp", Tensor::kDO, Tensor::kV, Tensor::kDP, bulk));
     p.launches.push_back(keys(w, "standard_bwd_dv", Tensor::kP, Tensor::kDO, Tensor::kDV, bulk));
+    // _softmax_backward_data (SoftMax.cu, softmax_backward_cuda_out): tmp = dP * P as its own
+    // elementwise kernel, then the row kernel dS = tmp - P * rowsum(tmp) reading tmp and P.
+    p.launches.push_back(score_elementwise("standard_bwd_softmax_mul", {Tensor::kDP, Tensor::kP}, Tensor::kDP, w));
     p.launches.push_back(std::make_unique<RowwiseLaunch>(
         "standard_bwd_softmax", std::vector<Tensor>{Tensor::kP, Tensor::kDP}, Tensor::kDS, w, gpu));
-    if (causal) p.launches.push_back(std::make_unique<ElementwiseLaunch>("standard_bwd_mask", Tensor::kDS, w));
+    if (causal) p.launches.push_back(score_elementwise("standard_bwd_mask", {Tensor::kDS}, Tensor::kDS, w));
     p.launches.push_back(rows(w, "standard_bwd_dq", Tensor::kDS, Tensor::kK, Tensor::kDQ, bulk));
     p.launches.push_back(keys(w, "standard_bwd_dk", Tensor::kDS, Tensor::kQ, Tensor::kDK, bulk));
+    // AccumulateGrad: dK arrives as the transpose of d(Kᵀ) and is cloned into K's layout.
+    p.launches.push_back(std::make_unique<ElementwiseLaunch>("standard_bwd_dk_copy", std::vector<Tensor>{Tensor::kDK},
+                                                             Tensor::kDK, w, w.seq_kv, w.head_dim,
+                                                             core::ceil_div(1024, w.head_dim)));
   }
   return p;
 }

@@ -162,10 +162,14 @@ LaunchTraffic rowwise(const std::string& name, const Shape& s, const Workload& w
   return l;
 }
 
-// Elementwise in place over the whole score-shaped tensor (eager PyTorch's causal mask).
-LaunchTraffic elementwise(const std::string& name, const Shape& s, Tensor t) {
+// Elementwise over whole [rows × cols] matrices, one per query head: every value of each input
+// read, every value of the output written (eager PyTorch's causal mask, in place on S / dS; the
+// product dP∘P of the softmax backward, written over dP; AccumulateGrad's copy of dK, in place).
+LaunchTraffic elementwise(const std::string& name, const Shape& s, std::initializer_list<Tensor> reads, Tensor write,
+                          std::uint64_t rows, std::uint64_t cols) {
   LaunchTraffic l = launch(name);
-  l.traffic[t] = {s.bh() * s.nq * s.nkv * s.v, s.bh() * s.nq * s.nkv * s.v};
+  for (Tensor t : reads) l.traffic[t].read = s.bh() * rows * cols * s.v;
+  l.traffic[write].write = s.bh() * rows * cols * s.v;
   return l;
 }
 
@@ -176,16 +180,18 @@ std::vector<LaunchTraffic> standard(const Workload& causal_w, bool c) {
   const Shape s = shape_of(w);
   std::vector<LaunchTraffic> out;
   out.push_back(gemm_scores("standard_qk", s, w, Tensor::kQ, Tensor::kK, Tensor::kS, c));
-  if (causal_w.causal) out.push_back(elementwise("standard_mask", s, Tensor::kS));
+  if (causal_w.causal) out.push_back(elementwise("standard_mask", s, {Tensor::kS}, Tensor::kS, s.nq, s.nkv));
   out.push_back(rowwise("standard_softmax", s, w, {Tensor::kS}, Tensor::kP));
   out.push_back(gemm_rows("standard_pv", s, w, Tensor::kP, Tensor::kV, Tensor::kO, c));
   if (w.pass == Pass::kFwdBwd) {
     out.push_back(gemm_scores("standard_bwd_dp", s, w, Tensor::kDO, Tensor::kV, Tensor::kDP, c));
     out.push_back(gemm_keys("standard_bwd_dv", s, w, Tensor::kP, Tensor::kDO, Tensor::kDV, c));
+    out.push_back(elementwise("standard_bwd_softmax_mul", s, {Tensor::kDP, Tensor::kP}, Tensor::kDP, s.nq, s.nkv));
     out.push_back(rowwise("standard_bwd_softmax", s, w, {Tensor::kP, Tensor::kDP}, Tensor::kDS));
-    if (causal_w.causal) out.push_back(elementwise("standard_bwd_mask", s, Tensor::kDS));
+    if (causal_w.causal) out.push_back(elementwise("standard_bwd_mask", s, {Tensor::kDS}, Tensor::kDS, s.nq, s.nkv));
     out.push_back(gemm_rows("standard_bwd_dq", s, w, Tensor::kDS, Tensor::kK, Tensor::kDQ, c));
     out.push_back(gemm_keys("standard_bwd_dk", s, w, Tensor::kDS, Tensor::kQ, Tensor::kDK, c));
+    out.push_back(elementwise("standard_bwd_dk_copy", s, {Tensor::kDK}, Tensor::kDK, s.nkv, s.d));
   }
   return out;
 }

@@ -98,34 +98,51 @@ __global__ void row_softmax_reg(const __half* __restrict__ src, __half* __restri
 
 template <int kPer>  // values per thread, staged in shared memory (cols = kPer * blockDim.x)
 __global__ void row_softmax_smem(const __half* __restrict__ src, __half* __restrict__ dst, int cols) {
+  // As cunn_SoftMaxForwardSmem: every pass moves 16-byte vectors of 8 halves (LoadT / StoreT,
+  // ILP = sizeof(float4) / sizeof(half)): global -> shared with the max, shared -> registers for
+  // the sum of exp, shared -> registers -> global for the output.
   extern __shared__ __half row[];
   __shared__ float smem[33];
   const __half* s = src + static_cast<size_t>(blockIdx.x) * cols;
   __half* d = dst + static_cast<size_t>(blockIdx.x) * cols;
-#pragma unroll
-  for (int i = 0; i < kPer; i += 8) {
-    const int c = (threadIdx.x * 8) + i * blockDim.x;
-    if (c < cols) *reinterpret_cast<uint4*>(&row[c]) = *reinterpret_cast<const uint4*>(&s[c]);
-  }
-  __syncthreads();
+  uint4* rv = reinterpret_cast<uint4*>(row);
   float m = -CUDART_INF_F;
 #pragma unroll
-  for (int i = 0; i < kPer; ++i) {
-    const int c = threadIdx.x + i * blockDim.x;
-    if (c < cols) m = fmaxf(m, __half2float(row[c]));
+  for (int i = 0; i < kPer / 8; ++i) {
+    const int o = threadIdx.x + i * blockDim.x;  // vector index
+    if (o * 8 < cols) {
+      const uint4 v = reinterpret_cast<const uint4*>(s)[o];
+      rv[o] = v;
+      const __half* h = reinterpret_cast<const __half*>(&v);
+#pragma unroll
+      for (int j = 0; j < 8; ++j) m = fmaxf(m, __half2float(h[j]));
+    }
   }
   m = block_reduce(m, smem, true);
   float sum = 0.f;
 #pragma unroll
-  for (int i = 0; i < kPer; ++i) {
-    const int c = threadIdx.x + i * blockDim.x;
-    if (c < cols) sum += expf(__half2float(row[c]) - m);
+  for (int i = 0; i < kPer / 8; ++i) {
+    const int o = threadIdx.x + i * blockDim.x;
+    if (o * 8 < cols) {
+      const uint4 v = rv[o];
+      const __half* h = reinterpret_cast<const __half*>(&v);
+#pragma unroll
+      for (int j = 0; j < 8; ++j) sum += expf(__half2float(h[j]) - m);
+    }
   }
   sum = block_reduce(sum, smem, false);
 #pragma unroll
-  for (int i = 0; i < kPer; ++i) {
-    const int c = threadIdx.x + i * blockDim.x;
-    if (c < cols) d[c] = __float2half(expf(__half2float(row[c]) - m) / sum);
+  for (int i = 0; i < kPer / 8; ++i) {
+    const int o = threadIdx.x + i * blockDim.x;
+    if (o * 8 < cols) {
+      const uint4 v = rv[o];
+      const __half* h = reinterpret_cast<const __half*>(&v);
+      uint4 w;
+      __half* out = reinterpret_cast<__half*>(&w);
+#pragma unroll
+      for (int j = 0; j < 8; ++j) out[j] = __float2half(expf(__half2float(h[j]) - m) / sum);
+      reinterpret_cast<uint4*>(d)[o] = w;
+    }
   }
 }
 template __global__ void row_softmax_reg<4>(const __half*, __half*, int);
