@@ -13,6 +13,7 @@ void LaunchSimulator<Memory>::init_sampler() {
   // a skipped step would leave the other groups' and CTAs' barrier phases behind.
   if (groups_.size() != 1 || shape_.cluster_size > 1 || !mbar_counts_.empty()) return sampler_.disable();
   sample_steps_ = true;  // the sampler's per-step state is the slot's group 0
+  memory_.set_warm_stride(Sampler::kWarmSetStride);
   sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
     return launch_.emit_group_step(cta, 0, step, ops);
   });
@@ -48,6 +49,13 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
     const double latency = sampler_.group_latency(slot);
     bool loads = false;
     for (const core::TileOp& op : g.ops) {
+      if (op.kind == core::OpKind::kLoad || op.kind == core::OpKind::kStore) {
+        // Functional warming: its accesses pass the caches untimed, so the L2 holds what it
+        // would and the step's memory counts are counted, not extrapolated.
+        sampler_.before_access(memory_count());
+        access_.warm(slots_[slot].sm, op);
+        sampler_.after_access(slot, op, memory_count(), true);
+      }
       if (op.kind == core::OpKind::kLoad && op.async) loads = true;
       if (op.kind == core::OpKind::kCommit && !g.copies.full()) {
         g.copies.commit(loads ? begin + latency : 0.0);
@@ -58,7 +66,10 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
       if (op.kind == core::OpKind::kMmaWait) g.mmas.wait(op.count, now);
     }
     g.ops.clear();
-    return false;
+    // The CTA sleeps through the skipped step: the next one is warmed (or simulated) when it
+    // would start, so warmed lines enter the L2 in about the order a full run brings them in.
+    const double until = now + sampler_.take_pending(slot);
+    return sampled_sleep(slot, until, now);
   }
   return sampled_sleep(slot, start, now);  // after skipped steps the CTA sleeps through them
 }

@@ -43,6 +43,9 @@ class Sampler {
   static constexpr std::uint64_t kMinSteps = 32;    // CTAs with fewer steps are not sampled inside
 
   static constexpr double kWaveTolerance = 0.01;  // waves agree in time, DRAM bytes, L2 hits
+  // Skipped steps' accesses warm every kWarmSetStride-th L2 set (set sampling), each counted
+  // that many times (MemorySystem::warm).
+  static constexpr std::uint32_t kWarmSetStride = 16;
 
   Sampler() = default;
   // `flush_counted`: dirty L2 lines left at the end are counted as DRAM writes, so each stored
@@ -98,6 +101,12 @@ class Sampler {
   }
   // When the skipped steps so far end (the CTA sleeps until then).
   double pending(std::uint32_t slot) const { return slots_[slot].pending; }
+  // Returns the pending sleep and clears it (the caller sleeps it now).
+  double take_pending(std::uint32_t slot) {
+    const double p = slots_[slot].pending;
+    slots_[slot].pending = 0;
+    return p;
+  }
   std::uint64_t phantoms() const { return phantoms_; }
 
   // The skipped steps' op-stream counts (LaunchStats without events).
@@ -105,12 +114,13 @@ class Sampler {
   // Adds the skipped steps' memory counts to the launch's totals and traffic (t.stats already
   // holds skipped_stats()); scales the DRAM busy cycles with the DRAM bytes; sets the sampling
   // fields.
-  void finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy) const;
+  // `untimed`: DRAM bytes of warmed accesses (no HBM time).
+  void finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy, core::Bytes untimed) const;
 
  private:
   struct KeyAcc {  // one (tensor, load/store) of a CTA
     std::uint32_t key = 0;
-    double requested = 0, skipped = 0;
+    double requested = 0;
     MemoryCount delta;
   };
   // What makes two CTAs' op streams equal (as far as the counts go).
@@ -137,7 +147,6 @@ class Sampler {
     double n = 0, sum = 0, sumsq = 0;  // measured step times of the run
     core::LaunchStats step_stats;      // op-stream counts of one step of the run
     core::TensorTraffic step_smem;
-    std::vector<std::pair<std::uint32_t, core::Bytes>> step_bytes;  // requested bytes per key
     bool step_counted = false;
     std::vector<KeyAcc> keys;
   };
@@ -158,7 +167,7 @@ class Sampler {
   static std::uint64_t signature(const std::vector<core::TileOp>& ops);
   // The memory counts as one vector: 10 counters, then dram, lts, l1 read/write per tensor.
   static constexpr std::size_t kVec = 10 + 6 * core::kNumTensors;
-  void add_scaled(std::vector<double>& acc, const MemoryCount& d, double f, bool extrapolated) const;
+  static void add_scaled(std::vector<double>& acc, const MemoryCount& d, double f);
   void wave_done(std::uint64_t cta, const Slot& s, double duration, const std::vector<double>& mem);
   void count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig);
   static std::uint32_t key_of(const core::TileOp& op) {
@@ -222,24 +231,13 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
     if (!s.step_counted) {
       s.step_stats = {};
       s.step_smem = {};
-      s.step_bytes.clear();
-      for (const core::TileOp& op : ops) {
-        counts(op, s.step_stats, s.step_smem);
-        if (op.kind == core::OpKind::kLoad || op.kind == core::OpKind::kStore) {
-          const std::uint32_t k = key_of(op);
-          auto it = s.step_bytes.begin();
-          while (it != s.step_bytes.end() && it->first != k) ++it;
-          if (it == s.step_bytes.end()) s.step_bytes.push_back({k, op.bytes()});
-          else it->second += op.bytes();
-        }
-      }
+      for (const core::TileOp& op : ops) counts(op, s.step_stats, s.step_smem);
       s.step_counted = true;
     }
     skipped_stats_ += s.step_stats;
     skipped_smem_ += s.step_smem;
     s.cta_stats += s.step_stats;
     s.cta_smem += s.step_smem;
-    for (const auto& [k, b] : s.step_bytes) key(s, k).skipped += static_cast<double>(b);
     ops_skipped_ += ops.size();
     {
       const double mean = s.sum / s.n;

@@ -127,6 +127,44 @@ void TileAccess<Memory>::store(std::uint32_t sm_index, Sm& sm, const core::TileO
   }
 }
 
+template <class Memory>
+void TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op) {
+  const bool write = op.kind == core::OpKind::kStore;
+  const bool via_l1 = !write && l1_for_sync_loads_ && !op.async;
+  const bool merge = memory_.block_model() && op.row_stride == op.row_bytes;
+  const std::uint32_t rows = merge ? 1 : op.rows;
+  const core::Bytes row_bytes = merge ? op.row_bytes * op.rows : op.row_bytes;
+  // Stores pass whole (every dirty line is one DRAM write later); loads only in the sampled
+  // sets, scaled by the tile's sectors over the sampled pieces' sectors (a ratio estimate).
+  const bool sample = !write && memory_.warm_stride() > 1;
+  const auto mark = memory_.warm_mark(op.tensor);
+  std::uint64_t all = 0, warmed = 0;
+  auto pass = [&](bool sampled_only) {
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      core::Bytes off = 0;
+      while (off < row_bytes) {
+        const core::Bytes a = op.addr + static_cast<core::Bytes>(r) * op.row_stride + off;
+        const auto piece = static_cast<std::uint32_t>(std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - off));
+        off += piece;
+        if (sampled_only) {
+          const std::uint32_t sectors = memory_.sectors_of(a, piece);
+          all += sectors;
+          if (!memory_.in_warm_sample(a)) continue;
+          warmed += sectors;
+        }
+        memory_.warm(sm_index, a, piece, op.tensor, write, via_l1);
+      }
+    }
+  };
+  pass(sample);
+  if (!sample || warmed == all) return;
+  if (warmed == 0) {
+    pass(false);  // no piece in the sampled sets: every piece (counted once)
+    return;
+  }
+  memory_.warm_scale(mark, op.tensor, static_cast<double>(all) / static_cast<double>(warmed));
+}
+
 template class TileAccess<MemorySystem>;
 template class TileAccess<ScratchpadMemory>;
 template bool TileAccess<MemorySystem>::load_as<LineAccess>(std::uint32_t, CtaSlot&, WarpGroup&, Sm&, double);

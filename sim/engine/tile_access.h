@@ -49,6 +49,10 @@ class TileAccess {
   }
   // Issues the store `op` of a CTA on SM `sm_index` (= sm); stores take no credits.
   void store(std::uint32_t sm_index, Sm& sm, const core::TileOp& op, double now);
+  // Functional warming (sim.mode: sampled): the load or store `op` of a skipped step, by SM
+  // `sm_index`, passes the caches piece by piece as load/store would issue it (Memory::warm:
+  // the state and counts, no time, no credits).
+  void warm(std::uint32_t sm_index, const core::TileOp& op);
 
  private:
   template <class Policy>
