@@ -13,10 +13,10 @@ void LaunchSimulator<Memory>::init_sampler() {
   // a skipped step would leave the other groups' and CTAs' barrier phases behind.
   if (groups_.size() != 1 || shape_.cluster_size > 1 || !mbar_counts_.empty()) return sampler_.disable();
   sample_steps_ = true;  // the sampler's per-step state is the slot's group 0
-  memory_.set_warm_stride(Sampler::kWarmSetStride);
   sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
     return launch_.emit_group_step(cta, 0, step, ops);
   });
+  if (sampler_.skips_steps()) memory_.set_warm_stride(Sampler::kWarmSetStride);
 }
 
 template <class Memory>

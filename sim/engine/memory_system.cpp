@@ -62,9 +62,14 @@ double MemorySystem::dram_transfer(double t, std::uint64_t unit, std::uint64_t m
 }
 
 core::Bytes MemorySystem::count_writeback(const Victim& v) {
-  const core::Bytes bytes = static_cast<core::Bytes>(sector_count(v.dirty_mask)) * sector_bytes_;
+  // Set sampling (warm_stride_ > 1): only the sampled sets see the warmed loads' evictions, so
+  // the write-backs are theirs, each standing for warm_stride_ (the others' are not counted).
+  std::uint32_t weight = 1;
+  if (warm_stride_ > 1) [[unlikely]]
+    weight = l2_.in_sampled_set(v.line, warm_stride_) ? warm_stride_ : 0;
+  const core::Bytes bytes = static_cast<core::Bytes>(sector_count(v.dirty_mask)) * sector_bytes_ * weight;
   traffic_.dram[static_cast<core::Tensor>(v.tensor)].write += bytes;
-  ++counters_.l2_writebacks;
+  counters_.l2_writebacks += weight;
   return bytes;
 }
 

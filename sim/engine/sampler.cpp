@@ -1,4 +1,4 @@
-// Sampled simulation inside a CTA: run detection, skipped steps' counts and their extrapolation.
+// Sampled simulation inside a CTA: run detection, skipped steps' counts, per-CTA memory counts.
 #include "sim/engine/sampler.h"
 
 #include <array>
@@ -84,7 +84,7 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
 }
 
 Sampler::Sampler(std::uint32_t slots, std::uint64_t ctas, bool flush_counted)
-    : slots_(slots), flush_counted_(flush_counted), stored_(core::kNumTensors, 0.0), ext_(kVec, 0.0), scratch_(kVec, 0.0), ctas_(ctas) {
+    : slots_(slots), flush_counted_(flush_counted), ext_(kVec, 0.0), scratch_(kVec, 0.0), ctas_(ctas) {
   const std::uint64_t s = std::max<std::uint32_t>(1, slots);
   waves_.resize((ctas + s - 1) / s);
   // The last full wave and the partial one are simulated, the full wave before them too.
@@ -162,7 +162,6 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   if (s.phantom) {  // skipped whole: the reference CTA's counts
     ++phantoms_;
     for (std::size_t i = 0; i < kVec; ++i) ext_[i] += ref_.mem[i];
-    for (std::size_t t = 0; t < core::kNumTensors; ++t) stored_[t] += ref_.mem[10 + 2 * t + 1];
     skipped_stats_ += ref_.stats;
     skipped_smem_ += ref_.smem;
     ops_skipped_ += ref_.shape.ops;
@@ -174,8 +173,6 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   // The CTA's memory counts: its simulated and its warmed (skipped) accesses, all counted.
   std::fill(scratch_.begin(), scratch_.end(), 0.0);
   for (const KeyAcc& a : s.keys) add_scaled(scratch_, a.delta, 1.0);
-  for (const KeyAcc& a : s.keys)
-    if (a.key % 2 == 1) stored_[a.key / 2] += a.requested;
   // What a CTA like it adds when skipped whole: with the final write-back counted, its DRAM
   // writes are its stored bytes (its lines are never in the L2 to be written back); otherwise the
   // evictions it caused, as counted.
@@ -210,9 +207,6 @@ void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double 
       level->by_tensor[k].read = r(static_cast<double>(level->by_tensor[k].read) + ext_[i++]);
       level->by_tensor[k].write = r(static_cast<double>(level->by_tensor[k].write) + ext_[i++]);
     }
-  if (!flush_counted_)  // evictions cannot write back more than was stored
-    for (std::size_t k = 0; k < core::kNumTensors; ++k)
-      traffic.dram.by_tensor[k].write = std::min<core::Bytes>(traffic.dram.by_tensor[k].write, r(stored_[k]));
   traffic.smem += skipped_smem_;
   t.dram_read = traffic.dram.total_read();
   t.dram_write = traffic.dram.total_write();

@@ -1,15 +1,16 @@
 // Sampled simulation (sim.mode: sampled, docs/sampling.md): inside each CTA, a run of loop steps
 // whose op streams have the same shape (every field but the addresses) is simulated until its
 // step time is steady, then its further steps are skipped: the CTA sleeps for their measured
-// mean time, their op-stream counts are added exactly, and their memory-system counts (L2
-// lookups, hits, DRAM bytes, write-backs) are extrapolated per requested byte from the same
-// CTA's simulated ops of the same tensor and direction. Short sample blocks every kPeriod steps
-// re-measure long runs. Across CTAs (sampler_waves.cpp): once two consecutive waves of CTAs with
-// equal op streams agree in mean CTA time, DRAM bytes and L2 hits, further CTAs that check out
-// equal (same step count, same first and last step shape) are skipped whole: their slot is held
-// for the reference CTA time and their counts are the reference CTA's. The wave before the last
-// full one is simulated again to rebuild the L2 state (its counts are the reference's), and the
-// last full and partial waves are simulated. Only CTAs and steps: nothing here knows a kernel.
+// mean time, one step at a time, their op-stream counts are added exactly, and their loads and
+// stores are warmed through the caches untimed (functional warming, MemorySystem::warm: loads in
+// every 16th L2 set, scaled), so the memory counts are counted, not extrapolated. Short sample
+// blocks every kPeriod steps re-measure long runs. Across CTAs (sampler_waves.cpp): once two
+// consecutive waves of CTAs with equal op streams agree in mean CTA time, DRAM bytes and L2 hits,
+// further CTAs that check out equal (same step count, same first and last step shape) are
+// skipped whole: their slot is held for the reference CTA time and their counts are the
+// reference CTA's. The wave before the last full one is simulated again to rebuild the L2 state
+// (its counts are the reference's), and the last full and partial waves are simulated. Only
+// CTAs and steps: nothing here knows a kernel.
 #pragma once
 
 #include <algorithm>
@@ -49,9 +50,8 @@ class Sampler {
 
   Sampler() = default;
   // `flush_counted`: dirty L2 lines left at the end are counted as DRAM writes, so each stored
-  // byte reaches DRAM once: the DRAM writes of skipped work are its stored bytes. Otherwise
-  // (Nsight Compute accounting) the DRAM writes are the evictions during the launch: those of
-  // skipped steps are extrapolated per byte loaded, each tensor's capped at its stored bytes.
+  // byte reaches DRAM once: the DRAM writes of a CTA skipped whole are its stored bytes.
+  // Otherwise (Nsight Compute accounting) they are the write-backs its reference CTA caused.
   Sampler(std::uint32_t slots, std::uint64_t ctas, bool flush_counted);
   bool enabled() const { return !slots_.empty(); }
 
@@ -67,6 +67,7 @@ class Sampler {
   template <class Emit>
   void probe(std::uint64_t ctas, Emit&& emit);
   static constexpr std::uint32_t kProbes = 16;
+  bool skips_steps() const { return skip_steps_; }
   // Simulates everything (steps and CTAs), still recording the mode and fraction.
   void disable() {
     skip_steps_ = false;
@@ -80,7 +81,7 @@ class Sampler {
   double on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops, double now, Counts&& counts);
   // The CTA has no step left: returns when it retires (after its last skipped steps).
   double finish_cta(std::uint32_t slot, double now);
-  // The CTA in `slot` retires at `now`: its skipped steps' memory counts are extrapolated.
+  // The CTA in `slot` retires at `now`: its memory counts go into its wave's.
   void end_cta(std::uint32_t slot, double now);
   // Memory counts before and after an access of op `op` by the CTA in `slot`; `done`: the
   // whole op is issued (its requested bytes count once).
@@ -178,7 +179,6 @@ class Sampler {
 
   std::vector<Slot> slots_;
   bool flush_counted_ = true;
-  std::vector<double> stored_;  // bytes stored per tensor, all CTAs, simulated or not
   bool skip_steps_ = true;  // probe found equal step counts
   bool skip_waves_ = true;
   MemoryCount before_;
@@ -193,6 +193,7 @@ class Sampler {
   Reference ref_;
   std::uint64_t skip_from_ = 0, warm_from_ = 0, tail_from_ = 0;  // CTA indices
   std::uint64_t phantoms_ = 0;
+  bool skipped_steps_ = false;  // some step was skipped (and warmed)
   std::vector<core::TileOp> check_ops_;
   // The CTA being checked by start_cta (its emit).
   template <class Emit>
@@ -245,6 +246,7 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
     }
     s.measure = false;
     s.since_skip = 0;
+    skipped_steps_ = true;
     return -1;
   }
   for (const core::TileOp& op : ops) counts(op, s.cta_stats, s.cta_smem);
