@@ -91,6 +91,12 @@ class Hbm {
            static_cast<double>(bytes_written_) * write_cycles_per_byte_;
   }
   std::uint32_t channels() const { return static_cast<std::uint32_t>(free_.size()); }
+  // Occupies every channel with its share of `bytes` read from `t` on, uncounted (the bandwidth
+  // that skipped work of sampled simulation takes from the timed accesses).
+  void occupy(double t, core::Bytes bytes) {
+    const double per = static_cast<double>(bytes) * cycles_per_byte_ / static_cast<double>(free_.size());
+    for (double& f : free_) f = std::max(t, f) + per;
+  }
 
  private:
   // Hash all address bits above the interleave, as memory controllers do, so that strides and

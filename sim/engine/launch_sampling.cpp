@@ -53,7 +53,7 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
         // Functional warming: its accesses pass the caches untimed, so the L2 holds what it
         // would and the step's memory counts are counted, not extrapolated.
         sampler_.before_access(memory_count());
-        access_.warm(slots_[slot].sm, op);
+        access_.warm(slots_[slot].sm, op, begin);
         sampler_.after_access(slot, op, memory_count(), true);
       }
       if (op.kind == core::OpKind::kLoad && op.async) loads = true;

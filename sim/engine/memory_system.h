@@ -67,9 +67,12 @@ class MemorySystem {
   // The read counts of `tensor` now, and: adds (f - 1) times what was counted since (rounded).
   struct WarmMark {
     MemoryCounters c;
-    core::Bytes lts, dram, l1;
+    core::Bytes lts, dram, l1, untimed;
   };
   WarmMark warm_mark(core::Tensor tensor) const;
+  // The HBM channels and L2 ports are busy from `t` with what was warmed since `m` (its DRAM
+  // and L2 bytes, spread evenly): skipped work takes its share of the bandwidth.
+  void occupy(double t, const WarmMark& m);
   void warm_scale(const WarmMark& m, core::Tensor tensor, double f);
 
   bool l2_enabled() const { return l2_enabled_; }

@@ -173,14 +173,13 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   // The CTA's memory counts: its simulated and its warmed (skipped) accesses, all counted.
   std::fill(scratch_.begin(), scratch_.end(), 0.0);
   for (const KeyAcc& a : s.keys) add_scaled(scratch_, a.delta, 1.0);
-  // What a CTA like it adds when skipped whole: with the final write-back counted, its DRAM
-  // writes are its stored bytes (its lines are never in the L2 to be written back); otherwise the
-  // evictions it caused, as counted.
-  if (flush_counted_) {
-    for (std::size_t t = 0; t < core::kNumTensors; ++t) scratch_[10 + 2 * t + 1] = 0;
-    for (const KeyAcc& a : s.keys)
-      if (a.key % 2 == 1) scratch_[10 + 2 * (a.key / 2) + 1] = a.requested;
-  }
+  // What a CTA like it adds when skipped whole: its DRAM writes are its stored bytes (its lines
+  // never enter the L2; the write-backs a CTA of the first waves causes are not yet those of the
+  // steady state). Local memory is the exception: each slot stores to the same lines again and
+  // again, so its write-backs are those counted.
+  for (const KeyAcc& a : s.keys)
+    if (a.key % 2 == 1 && a.key / 2 != static_cast<std::uint32_t>(core::Tensor::kLocal))
+      scratch_[10 + 2 * (a.key / 2) + 1] = a.requested;
   s.shape.flops = s.cta_stats.flops;
   s.shape.lsu_bytes = s.cta_stats.lsu_bytes;
   s.shape.wavefronts = s.cta_stats.wavefronts;

@@ -37,7 +37,7 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
 
 class Sampler {
  public:
-  static constexpr std::uint32_t kWarmSteps = 8;    // steps of a run always simulated first
+  static constexpr std::uint32_t kWarmSteps = 8;   // steps of a run always simulated first
   static constexpr std::uint32_t kLeadSteps = 2;    // steps after a skip that refill the pipeline (not measured)
   static constexpr std::uint32_t kBlockSteps = 4;   // a re-measuring sample block
   static constexpr std::uint32_t kPeriod = 64;      // a sample block ends each period of a long run

@@ -128,7 +128,7 @@ void TileAccess<Memory>::store(std::uint32_t sm_index, Sm& sm, const core::TileO
 }
 
 template <class Memory>
-void TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op) {
+void TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, double now) {
   const bool write = op.kind == core::OpKind::kStore;
   const bool via_l1 = !write && l1_for_sync_loads_ && !op.async;
   const bool merge = memory_.block_model() && op.row_stride == op.row_bytes;
@@ -157,12 +157,9 @@ void TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op) {
     }
   };
   pass(sample);
-  if (!sample || warmed == all) return;
-  if (warmed == 0) {
-    pass(false);  // no piece in the sampled sets: every piece (counted once)
-    return;
-  }
-  memory_.warm_scale(mark, op.tensor, static_cast<double>(all) / static_cast<double>(warmed));
+  if (sample && warmed == 0) pass(false);  // no piece in the sampled sets: every piece (counted once)
+  else if (sample && warmed < all) memory_.warm_scale(mark, op.tensor, static_cast<double>(all) / static_cast<double>(warmed));
+  memory_.occupy(now, mark);
 }
 
 template class TileAccess<MemorySystem>;

@@ -52,7 +52,8 @@ class TileAccess {
   // Functional warming (sim.mode: sampled): the load or store `op` of a skipped step, by SM
   // `sm_index`, passes the caches piece by piece as load/store would issue it (Memory::warm:
   // the state and counts, no time, no credits).
-  void warm(std::uint32_t sm_index, const core::TileOp& op);
+  // From `now` the HBM channels and L2 ports carry its bytes (Memory::occupy).
+  void warm(std::uint32_t sm_index, const core::TileOp& op, double now);
 
  private:
   template <class Policy>
