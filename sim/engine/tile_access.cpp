@@ -138,27 +138,51 @@ void TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, do
   // sets, scaled by the tile's sectors over the sampled pieces' sectors (a ratio estimate).
   const bool sample = !write && memory_.warm_stride() > 1;
   const auto mark = memory_.warm_mark(op.tensor);
-  std::uint64_t all = 0, warmed = 0;
-  auto pass = [&](bool sampled_only) {
+  auto each_piece = [&](auto&& f) {
     for (std::uint32_t r = 0; r < rows; ++r) {
       core::Bytes off = 0;
       while (off < row_bytes) {
         const core::Bytes a = op.addr + static_cast<core::Bytes>(r) * op.row_stride + off;
         const auto piece = static_cast<std::uint32_t>(std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - off));
         off += piece;
-        if (sampled_only) {
-          const std::uint32_t sectors = memory_.sectors_of(a, piece);
-          all += sectors;
-          if (!memory_.in_warm_sample(a)) continue;
-          warmed += sectors;
-        }
-        memory_.warm(sm_index, a, piece, op.tensor, write, via_l1);
+        f(a, piece);
       }
     }
   };
-  pass(sample);
-  if (sample && warmed == 0) pass(false);  // no piece in the sampled sets: every piece (counted once)
-  else if (sample && warmed < all) memory_.warm_scale(mark, op.tensor, static_cast<double>(all) / static_cast<double>(warmed));
+  auto warm_piece = [&](core::Bytes a, std::uint32_t piece) { memory_.warm(sm_index, a, piece, op.tensor, write, via_l1); };
+  if (!sample) {
+    each_piece(warm_piece);
+    memory_.occupy(now, mark);
+    return;
+  }
+  constexpr std::size_t kPlans = 4096;
+  if (plans_.empty()) plans_.resize(kPlans);
+  const std::uint64_t key = (op.addr * 0x9e3779b97f4a7c15ull) ^ (static_cast<std::uint64_t>(rows) << 40) ^
+                            (row_bytes << 20) ^ op.row_stride;
+  WarmPlan& plan = plans_[(key ^ (key >> 29)) % kPlans];
+  if (plan.addr != op.addr || plan.rows != rows || plan.row_bytes != row_bytes || plan.row_stride != op.row_stride ||
+      plan.all == 0) {
+    plan.addr = op.addr;
+    plan.rows = rows;
+    plan.row_bytes = row_bytes;
+    plan.row_stride = op.row_stride;
+    plan.all = plan.warmed = 0;
+    plan.pieces.clear();
+    each_piece([&](core::Bytes a, std::uint32_t piece) {
+      const std::uint32_t sectors = memory_.sectors_of(a, piece);
+      plan.all += sectors;
+      if (!memory_.in_warm_sample(a)) return;
+      plan.warmed += sectors;
+      plan.pieces.push_back({a, piece});
+    });
+  }
+  if (plan.warmed == 0) {
+    each_piece(warm_piece);  // no piece in the sampled sets: every piece (counted once)
+  } else {
+    for (const auto& [a, piece] : plan.pieces) warm_piece(a, piece);
+    if (plan.warmed < plan.all)
+      memory_.warm_scale(mark, op.tensor, static_cast<double>(plan.all) / static_cast<double>(plan.warmed));
+  }
   memory_.occupy(now, mark);
 }
 

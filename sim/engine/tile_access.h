@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "sim/core/tile_op.h"
 #include "sim/engine/cta_slot.h"
@@ -64,6 +66,15 @@ class TileAccess {
   const LoadCredits& credits_;
   bool l1_for_sync_loads_;
   bool block_;
+  // warm(): the pieces of a tile in the sampled sets, remembered per tile (the CTAs that share a
+  // tile warm the same pieces): direct-mapped by the tile's address and shape.
+  struct WarmPlan {
+    core::Bytes addr = 0, row_bytes = 0, row_stride = 0;
+    std::uint32_t rows = 0;
+    std::uint64_t all = 0, warmed = 0;  // sectors of the tile, of its sampled pieces
+    std::vector<std::pair<core::Bytes, std::uint32_t>> pieces;  // sampled: address, bytes
+  };
+  std::vector<WarmPlan> plans_;
 };
 
 extern template class TileAccess<MemorySystem>;
