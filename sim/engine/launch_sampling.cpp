@@ -47,13 +47,14 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
     // steps simulated after the skip find the pipeline full, as in the steady state. Its async-MMA
     // groups (wgmma) are committed done: the CTA resumes after the skipped steps' end.
     const double latency = sampler_.group_latency(slot);
+    double served = now;  // when the memory system has moved the step's bytes
     bool loads = false;
     for (const core::TileOp& op : g.ops) {
       if (op.kind == core::OpKind::kLoad || op.kind == core::OpKind::kStore) {
         // Functional warming: its accesses pass the caches untimed, so the L2 holds what it
         // would and the step's memory counts are counted, not extrapolated.
         sampler_.before_access(memory_count());
-        access_.warm(slots_[slot].sm, op, begin);
+        served = std::max(served, access_.warm(slots_[slot].sm, op, begin));
         sampler_.after_access(slot, op, memory_count(), true);
       }
       if (op.kind == core::OpKind::kLoad && op.async) loads = true;
@@ -68,7 +69,9 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
     g.ops.clear();
     // The CTA sleeps through the skipped step: the next one is warmed (or simulated) when it
     // would start, so warmed lines enter the L2 in about the order a full run brings them in.
-    const double until = now + sampler_.take_pending(slot);
+    // A step cannot end before the memory system has moved its bytes (skipped steps that
+    // oversubscribe the bandwidth slow down as timed ones would).
+    const double until = std::max(now + sampler_.take_pending(slot), served);
     return sampled_sleep(slot, until, now);
   }
   return sampled_sleep(slot, start, now);  // after skipped steps the CTA sleeps through them

@@ -219,11 +219,13 @@ MemorySystem::WarmMark MemorySystem::warm_mark(core::Tensor tensor) const {
   return {counters_, traffic_.lts[tensor].read, traffic_.dram[tensor].read, traffic_.l1[tensor].read, untimed_dram_};
 }
 
-void MemorySystem::occupy(double t, const WarmMark& m) {
-  if (!l2_enabled_) return;
-  hbm_.occupy(t, untimed_dram_ - m.untimed);
+double MemorySystem::occupy(double t, const WarmMark& m) {
+  if (!l2_enabled_) return t;
+  double done = hbm_.occupy(t, untimed_dram_ - m.untimed);
   const double l2 = static_cast<double>(counters_.l2_request_bytes - m.c.l2_request_bytes) / static_cast<double>(l2_ports_.size());
-  for (BandwidthServer& p : l2_ports_) p.serve(t, l2);
+  if (l2 > 0)
+    for (BandwidthServer& p : l2_ports_) done = std::max(done, p.serve(t, l2));
+  return done;
 }
 
 void MemorySystem::warm_scale(const WarmMark& m, core::Tensor tensor, double f) {

@@ -72,7 +72,8 @@ class MemorySystem {
   WarmMark warm_mark(core::Tensor tensor) const;
   // The HBM channels and L2 ports are busy from `t` with what was warmed since `m` (its DRAM
   // and L2 bytes, spread evenly): skipped work takes its share of the bandwidth.
-  void occupy(double t, const WarmMark& m);
+  // Returns when they are done with it.
+  double occupy(double t, const WarmMark& m);
   void warm_scale(const WarmMark& m, core::Tensor tensor, double f);
 
   bool l2_enabled() const { return l2_enabled_; }

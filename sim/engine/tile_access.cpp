@@ -128,7 +128,7 @@ void TileAccess<Memory>::store(std::uint32_t sm_index, Sm& sm, const core::TileO
 }
 
 template <class Memory>
-void TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, double now) {
+double TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, double now) {
   const bool write = op.kind == core::OpKind::kStore;
   const bool via_l1 = !write && l1_for_sync_loads_ && !op.async;
   const bool merge = memory_.block_model() && op.row_stride == op.row_bytes;
@@ -152,8 +152,7 @@ void TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, do
   auto warm_piece = [&](core::Bytes a, std::uint32_t piece) { memory_.warm(sm_index, a, piece, op.tensor, write, via_l1); };
   if (!sample) {
     each_piece(warm_piece);
-    memory_.occupy(now, mark);
-    return;
+    return memory_.occupy(now, mark);
   }
   constexpr std::size_t kPlans = 4096;
   if (plans_.empty()) plans_.resize(kPlans);
@@ -183,7 +182,7 @@ void TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, do
     if (plan.warmed < plan.all)
       memory_.warm_scale(mark, op.tensor, static_cast<double>(plan.all) / static_cast<double>(plan.warmed));
   }
-  memory_.occupy(now, mark);
+  return memory_.occupy(now, mark);
 }
 
 template class TileAccess<MemorySystem>;
