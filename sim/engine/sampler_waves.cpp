@@ -59,7 +59,6 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
   ref_.stats = s.cta_stats;
   ref_.stats.events = 0;
   ref_.smem = s.cta_smem;
-
   skip_from_ = (w + 1) * per;
 }
 
