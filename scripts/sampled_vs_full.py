@@ -4,7 +4,9 @@ workload (one per line of `attnsim run` arguments; # starts a comment) and print
 relative error of kernel time, DRAM bytes and L2 bytes, the sampled fraction, the estimated error
 and the CPU seconds (user + sys of the child) of each mode, then the medians and worst cases.
 
-Usage: scripts/sampled_vs_full.py [--binary build/attnsim] [--json OUT] LIST...
+Usage: scripts/sampled_vs_full.py [--binary build/attnsim] [--json OUT] [--reuse-full PREV.json] LIST...
+--reuse-full: take the full runs' metrics and CPU seconds of workloads found in an earlier --json
+output instead of running them again (full results are deterministic; say so when quoting CPU).
 Exit 0 when every workload ran; 1 when a run failed."""
 import argparse
 import json
@@ -34,6 +36,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default="build/attnsim")
     ap.add_argument("--json", help="write the rows as JSON here")
+    ap.add_argument("--reuse-full", help="an earlier --json output: reuse its full runs")
     ap.add_argument("lists", nargs="+")
     a = ap.parse_args()
     lines = []
@@ -43,12 +46,19 @@ def main():
                 line = line.split("#", 1)[0].strip()
                 if line:
                     lines.append(line)
+    reuse = {}
+    if a.reuse_full:
+        with open(a.reuse_full) as f:
+            reuse = {r["workload"]: r for r in json.load(f)}
     rows, failed = [], 0
     print(f"{'time err %':>10} {'DRAM err %':>10} {'L2 err %':>9} {'sampled %':>9} {'est. %':>7} {'full s':>7} {'samp s':>7} {'speed-up':>8}  workload")
     for line in lines:
         args = shlex.split(line)
         try:
-            full, cpu_f = run(a.binary, args, "full")
+            if line in reuse:
+                full, cpu_f = dict(reuse[line]["full"]), reuse[line]["cpu_full_s"]
+            else:
+                full, cpu_f = run(a.binary, args, "full")
             samp, cpu_s = run(a.binary, args, "sampled")
         except RuntimeError as e:
             print(f"FAILED {e}: {line}")

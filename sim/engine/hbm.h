@@ -91,6 +91,16 @@ class Hbm {
            static_cast<double>(bytes_written_) * write_cycles_per_byte_;
   }
   std::uint32_t channels() const { return static_cast<std::uint32_t>(free_.size()); }
+  // Occupies every channel with its share of `bytes` read from `t` on, uncounted (the bandwidth
+  // that skipped work of sampled simulation takes from the timed accesses).
+  // Returns when the last channel is done with it (`t` for no bytes).
+  double occupy(double t, core::Bytes bytes) {
+    if (bytes == 0) return t;
+    const double per = static_cast<double>(bytes) * cycles_per_byte_ / static_cast<double>(free_.size());
+    double done = t;
+    for (double& f : free_) done = std::max(done, f = std::max(t, f) + per);
+    return done;
+  }
 
  private:
   // Hash all address bits above the interleave, as memory controllers do, so that strides and

@@ -50,6 +50,12 @@ class L2Cache {
     if (partitions_ > 1 && near % partitions_ != home) parts_[near % partitions_].prefetch(set);
   }
   std::uint32_t home_partition(std::uint64_t line) const { return home_of(hash(line)); }
+  std::uint32_t sets() const { return parts_.empty() ? 0 : parts_[0].sets(); }  // per partition
+  // Whether `line` maps to a set whose index is a multiple of `stride` (a power of two: set
+  // sampling).
+  bool in_sampled_set(std::uint64_t line, std::uint32_t stride) const {
+    return parts_.empty() || (parts_[0].set_of(hash(line)) & (stride - 1)) == 0;
+  }
   std::uint32_t partitions() const { return partitions_; }
 
   // Calls f(unit, dirty_mask, tensor) for each dirty unit, then invalidates everything.

@@ -94,7 +94,7 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
     const double start = n > timed ? blocking_done_[n - timed - 1] : 0.0;
     t.cycles_per_load = (blocking_done_.back() - start) / static_cast<double>(timed);
   }
-  if (sampler_.enabled()) sampler_.finish(t, r.tensors, busy.dram);
+  if (sampler_.enabled()) sampler_.finish(t, r.tensors, busy.dram, memory_.untimed_dram_bytes());
   r.totals = t;  // sim/io names them (io::launch_metrics)
   r.series = series_.to_rates(device_);
   return r;

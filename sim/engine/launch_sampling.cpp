@@ -16,6 +16,7 @@ void LaunchSimulator<Memory>::init_sampler() {
   sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
     return launch_.emit_group_step(cta, 0, step, ops);
   });
+  if (sampler_.skips_steps()) memory_.set_warm_stride(Sampler::kWarmSetStride);
 }
 
 template <class Memory>
@@ -46,8 +47,16 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
     // steps simulated after the skip find the pipeline full, as in the steady state. Its async-MMA
     // groups (wgmma) are committed done: the CTA resumes after the skipped steps' end.
     const double latency = sampler_.group_latency(slot);
+    double served = now;  // when the memory system has moved the step's bytes
     bool loads = false;
     for (const core::TileOp& op : g.ops) {
+      if (op.kind == core::OpKind::kLoad || op.kind == core::OpKind::kStore) {
+        // Functional warming: its accesses pass the caches untimed, so the L2 holds what it
+        // would and the step's memory counts are counted, not extrapolated.
+        sampler_.before_access(memory_count());
+        served = std::max(served, access_.warm(slots_[slot].sm, op, begin));
+        sampler_.after_access(slot, op, memory_count(), true);
+      }
       if (op.kind == core::OpKind::kLoad && op.async) loads = true;
       if (op.kind == core::OpKind::kCommit && !g.copies.full()) {
         g.copies.commit(loads ? begin + latency : 0.0);
@@ -58,7 +67,12 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
       if (op.kind == core::OpKind::kMmaWait) g.mmas.wait(op.count, now);
     }
     g.ops.clear();
-    return false;
+    // The CTA sleeps through the skipped step: the next one is warmed (or simulated) when it
+    // would start, so warmed lines enter the L2 in about the order a full run brings them in.
+    // A step cannot end before the memory system has moved its bytes (skipped steps that
+    // oversubscribe the bandwidth slow down as timed ones would).
+    const double until = std::max(now + sampler_.take_pending(slot), served);
+    return sampled_sleep(slot, until, now);
   }
   return sampled_sleep(slot, start, now);  // after skipped steps the CTA sleeps through them
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 namespace attnsim::engine {
 
@@ -60,10 +61,20 @@ double MemorySystem::dram_transfer(double t, std::uint64_t unit, std::uint64_t m
   return hbm_.transfer(t, base, mask, per, granule_bytes_, sector_bytes_, write, group, credit_at);
 }
 
-double MemorySystem::write_back_dirty(double t, const Victim& v) {
-  const core::Bytes bytes = static_cast<core::Bytes>(sector_count(v.dirty_mask)) * sector_bytes_;
+core::Bytes MemorySystem::count_writeback(const Victim& v) {
+  // Set sampling (warm_stride_ > 1): only the sampled sets see the warmed loads' evictions, so
+  // the write-backs are theirs, each standing for warm_stride_ (the others' are not counted).
+  std::uint32_t weight = 1;
+  if (warm_stride_ > 1) [[unlikely]]
+    weight = l2_.in_sampled_set(v.line, warm_stride_) ? warm_stride_ : 0;
+  const core::Bytes bytes = static_cast<core::Bytes>(sector_count(v.dirty_mask)) * sector_bytes_ * weight;
   traffic_.dram[static_cast<core::Tensor>(v.tensor)].write += bytes;
-  ++counters_.l2_writebacks;
+  counters_.l2_writebacks += weight;
+  return bytes;
+}
+
+double MemorySystem::write_back_dirty(double t, const Victim& v) {
+  count_writeback(v);
   return dram_transfer(t, v.line, v.dirty_mask, true);
 }
 
@@ -128,6 +139,15 @@ inline MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t 
   const std::uint32_t sectors = sector_count(mask);
   const std::uint32_t near = near_partition(sm);
   const L2Outcome o = l2_.access(unit, mask, write, near, static_cast<std::uint8_t>(tensor));
+  const core::Bytes sector_total = count_l2(o, sectors, near, tensor, write);
+  const double at_l2 = l2_ports_[o.partition].serve(t, static_cast<double>(sector_total));
+  write_back(at_l2, o.writeback[0]);
+  write_back(at_l2, o.writeback[1]);
+  return {o, at_l2};
+}
+
+inline core::Bytes MemorySystem::count_l2(const L2Outcome& o, std::uint32_t sectors, std::uint32_t near,
+                                          core::Tensor tensor, bool write) {
   const core::Bytes sector_total = static_cast<core::Bytes>(sectors) * sector_bytes_;
   // A request that its SM's near partition does not serve (a read that misses the near copy, a
   // store to a line homed in the far partition) passes two tag stages: the near partition's,
@@ -143,10 +163,92 @@ inline MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t 
   counters_.lts_bytes += sector_total * stages;
   counters_.l2_request_bytes += sector_total;
   (write ? traffic_.lts[tensor].write : traffic_.lts[tensor].read) += sector_total * stages;
-  const double at_l2 = l2_ports_[o.partition].serve(t, static_cast<double>(sector_total));
-  write_back(at_l2, o.writeback[0]);
-  write_back(at_l2, o.writeback[1]);
-  return {o, at_l2};
+  return sector_total;
+}
+
+void MemorySystem::warm(std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor, bool write,
+                        bool via_l1) {
+  // The counts of read_impl / write and the L1 and L2 state they leave, without any timing.
+  if (!l2_enabled_) {  // every byte, exactly (the closed forms)
+    (write ? traffic_.lts[tensor].write : traffic_.lts[tensor].read) += bytes;
+    (write ? traffic_.dram[tensor].write : traffic_.dram[tensor].read) += bytes;
+    counters_.lts_bytes += bytes;
+    untimed_dram_ += bytes;
+    return;
+  }
+  const std::uint64_t unit = unit_of(addr);
+  const std::uint64_t mask = sector_mask(addr - unit * unit_bytes_, bytes);
+  if (!write && via_l1 && l1_[sm].enabled()) {
+    traffic_.l1[tensor].read += bytes;
+    if (l1_[sm].load(unit, block_model() ? mask : 0)) {
+      ++counters_.l1_hits;
+      return;
+    }
+    ++counters_.l1_misses;
+  }
+  const std::uint32_t near = near_partition(sm);
+  const L2Outcome o = l2_.access(unit, mask, write, near, static_cast<std::uint8_t>(tensor));
+  count_l2(o, sector_count(mask), near, tensor, write);
+  for (const Victim& v : o.writeback)
+    if (v.valid && v.dirty_mask != 0) untimed_dram_ += count_writeback(v);
+  if (write) return;
+  switch (o.where) {
+    case L2Where::kNearHit:
+      ++counters_.l2_near_hits;
+      return;
+    case L2Where::kFarHit:
+      ++counters_.l2_far_hits;
+      return;
+    case L2Where::kMiss:
+      break;
+  }
+  ++counters_.l2_misses;
+  const core::Bytes miss_bytes = static_cast<core::Bytes>(o.miss_sectors) * sector_bytes_;
+  traffic_.dram[tensor].read += miss_bytes;
+  untimed_dram_ += miss_bytes;
+}
+
+std::uint32_t MemorySystem::set_warm_stride(std::uint32_t stride) {
+  const std::uint32_t sets = l2_.sets();
+  warm_stride_ = 1;
+  while (l2_enabled_ && warm_stride_ * 2 <= stride && sets % (warm_stride_ * 2) == 0) warm_stride_ *= 2;
+  return warm_stride_;
+}
+
+MemorySystem::WarmMark MemorySystem::warm_mark(core::Tensor tensor) const {
+  return {counters_, traffic_.lts[tensor].read, traffic_.dram[tensor].read, traffic_.l1[tensor].read, untimed_dram_};
+}
+
+double MemorySystem::occupy(double t, const WarmMark& m) {
+  if (!l2_enabled_) return t;
+  double done = hbm_.occupy(t, untimed_dram_ - m.untimed);
+  const double l2 = static_cast<double>(counters_.l2_request_bytes - m.c.l2_request_bytes) / static_cast<double>(l2_ports_.size());
+  if (l2 > 0)
+    for (BandwidthServer& p : l2_ports_) done = std::max(done, p.serve(t, l2));
+  return done;
+}
+
+void MemorySystem::warm_scale(const WarmMark& m, core::Tensor tensor, double f) {
+  // What the warmed pieces added since `m`, times f - 1, rounded once per counter. The
+  // write-backs are left alone: each is one dirty line (stores are warmed whole).
+  auto add = [f](std::uint64_t& now, std::uint64_t before) {
+    now += static_cast<std::uint64_t>(std::llround(static_cast<double>(now - before) * (f - 1.0)));
+  };
+  MemoryCounters& c = counters_;
+  add(c.lts_sectors, m.c.lts_sectors);
+  add(c.lts_hit_sectors, m.c.lts_hit_sectors);
+  add(c.lts_bytes, m.c.lts_bytes);
+  add(c.l2_request_bytes, m.c.l2_request_bytes);
+  add(c.l1_hits, m.c.l1_hits);
+  add(c.l1_misses, m.c.l1_misses);
+  add(c.l2_near_hits, m.c.l2_near_hits);
+  add(c.l2_far_hits, m.c.l2_far_hits);
+  add(c.l2_misses, m.c.l2_misses);
+  add(traffic_.lts[tensor].read, m.lts);
+  add(traffic_.l1[tensor].read, m.l1);
+  const core::Bytes dram = traffic_.dram[tensor].read;
+  add(traffic_.dram[tensor].read, m.dram);
+  untimed_dram_ += traffic_.dram[tensor].read - dram;
 }
 
 double MemorySystem::l2_busy_cycles() const {

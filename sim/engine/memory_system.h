@@ -49,6 +49,32 @@ class MemorySystem {
   double write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor);
   // Writes every dirty L2 line back to HBM starting at `t` and invalidates the L2; returns when done.
   double flush(double t);
+  // Functional warming (sim.mode: sampled): a read (`via_l1` as in read) or store of `bytes` at
+  // `addr` (inside one unit) leaves the L1 and L2 state and the counts it would, but takes no
+  // time on any port or HBM channel; its DRAM bytes are added to untimed_dram_bytes().
+  void warm(std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor, bool write, bool via_l1);
+  core::Bytes untimed_dram_bytes() const { return untimed_dram_; }
+  // Set sampling of warmed loads: only the units of every warm_stride()-th L2 set are warmed
+  // (those sets see every access of the launch), and a tile's counts are scaled by its sectors
+  // over its warmed sectors (TileAccess::warm). The stride is the largest power of two up to
+  // `stride` that divides the sets; returns it.
+  std::uint32_t set_warm_stride(std::uint32_t stride);
+  std::uint32_t warm_stride() const { return warm_stride_; }
+  bool in_warm_sample(core::Bytes addr) const { return warm_stride_ == 1 || l2_.in_sampled_set(unit_of(addr), warm_stride_); }
+  std::uint32_t sectors_of(core::Bytes addr, std::uint32_t bytes) const {
+    return sector_count(sector_mask(addr - unit_of(addr) * unit_bytes_, bytes));
+  }
+  // The read counts of `tensor` now, and: adds (f - 1) times what was counted since (rounded).
+  struct WarmMark {
+    MemoryCounters c;
+    core::Bytes lts, dram, l1, untimed;
+  };
+  WarmMark warm_mark(core::Tensor tensor) const;
+  // The HBM channels and L2 ports are busy from `t` with what was warmed since `m` (its DRAM
+  // and L2 bytes, spread evenly): skipped work takes its share of the bandwidth.
+  // Returns when they are done with it.
+  double occupy(double t, const WarmMark& m);
+  void warm_scale(const WarmMark& m, core::Tensor tensor, double f);
 
   bool l2_enabled() const { return l2_enabled_; }
   core::Bytes line_bytes() const { return line_bytes_; }
@@ -73,6 +99,11 @@ class MemorySystem {
   // Writes a dirty victim back; returns when the write is done (`t` for a clean or no victim).
   double write_back(double t, const Victim& v) { return v.valid && v.dirty_mask != 0 ? write_back_dirty(t, v) : t; }
   double write_back_dirty(double t, const Victim& v);
+  core::Bytes count_writeback(const Victim& v);  // its DRAM bytes and write-back count
+  // Counts an L2 access of `sectors` sectors (lts sectors, hits, bytes per tensor); returns its
+  // sector bytes.
+  [[gnu::always_inline]] core::Bytes count_l2(const L2Outcome& o, std::uint32_t sectors, std::uint32_t near,
+                                              core::Tensor tensor, bool write);
   // DRAM transfer of the sectors `mask` of `unit`, one request per interleave granule (one
   // request in the line model); returns when the last one is done.
   double dram_transfer(double t, std::uint64_t unit, std::uint64_t mask, bool write, std::uint32_t group = 0,
@@ -118,6 +149,8 @@ class MemorySystem {
   double near_latency_, far_latency_, l1_latency_;
   MemoryCounters counters_;
   core::LevelTraffic traffic_;
+  core::Bytes untimed_dram_ = 0;  // DRAM bytes of warm() accesses
+  std::uint32_t warm_stride_ = 1;  // set sampling of warm()
 };
 
 }  // namespace attnsim::engine

@@ -1,4 +1,4 @@
-// Sampled simulation inside a CTA: run detection, skipped steps' counts and their extrapolation.
+// Sampled simulation inside a CTA: run detection, skipped steps' counts, per-CTA memory counts.
 #include "sim/engine/sampler.h"
 
 #include <array>
@@ -84,7 +84,7 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
 }
 
 Sampler::Sampler(std::uint32_t slots, std::uint64_t ctas, bool flush_counted)
-    : slots_(slots), flush_counted_(flush_counted), stored_(core::kNumTensors, 0.0), ext_(kVec, 0.0), scratch_(kVec, 0.0), ctas_(ctas) {
+    : slots_(slots), flush_counted_(flush_counted), ext_(kVec, 0.0), scratch_(kVec, 0.0), ctas_(ctas) {
   const std::uint64_t s = std::max<std::uint32_t>(1, slots);
   waves_.resize((ctas + s - 1) / s);
   // The last full wave and the partial one are simulated, the full wave before them too.
@@ -109,18 +109,14 @@ std::uint64_t Sampler::signature(const std::vector<core::TileOp>& ops) {
   return h;
 }
 
-void Sampler::add_scaled(std::vector<double>& acc, const MemoryCount& d, double f, bool extrapolated) const {
-  // Extrapolated accesses leave out DRAM writes and write-backs: those are the stored bytes
-  // (add_stored), not a rate per byte loaded.
-  const bool drop_writes = extrapolated && flush_counted_;
+void Sampler::add_scaled(std::vector<double>& acc, const MemoryCount& d, double f) {
   const auto c = counter_values(d.c);
-  for (std::size_t i = 0; i < c.size(); ++i)
-    if (i != 9 || !drop_writes) acc[i] += f * static_cast<double>(c[i]);  // 9: l2_writebacks
+  for (std::size_t i = 0; i < c.size(); ++i) acc[i] += f * static_cast<double>(c[i]);
   std::size_t i = c.size();
   for (const core::TensorTraffic* level : {&d.dram, &d.lts, &d.l1})
     for (std::size_t t = 0; t < core::kNumTensors; ++t) {
       acc[i++] += f * static_cast<double>(level->by_tensor[t].read);
-      acc[i++] += drop_writes && level == &d.dram ? 0.0 : f * static_cast<double>(level->by_tensor[t].write);
+      acc[i++] += f * static_cast<double>(level->by_tensor[t].write);
     }
 }
 
@@ -166,7 +162,6 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   if (s.phantom) {  // skipped whole: the reference CTA's counts
     ++phantoms_;
     for (std::size_t i = 0; i < kVec; ++i) ext_[i] += ref_.mem[i];
-    for (std::size_t t = 0; t < core::kNumTensors; ++t) stored_[t] += ref_.mem[10 + 2 * t + 1];
     skipped_stats_ += ref_.stats;
     skipped_smem_ += ref_.smem;
     ops_skipped_ += ref_.shape.ops;
@@ -175,55 +170,42 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
     s.phantom = false;
     return;
   }
-  // The CTA's memory counts: its simulated accesses, and its skipped steps' extrapolated.
+  // The CTA's memory counts: its simulated and its warmed (skipped) accesses, all counted.
   std::fill(scratch_.begin(), scratch_.end(), 0.0);
-  for (const KeyAcc& a : s.keys) {
-    add_scaled(scratch_, a.delta, 1.0, false);
-    if (a.skipped > 0 && a.requested > 0) {
-      const double f = a.skipped / a.requested;
-      add_scaled(scratch_, a.delta, f, true);
-      if (!s.warm) add_scaled(ext_, a.delta, f, true);
-      if (a.key % 2 == 1 && flush_counted_) {  // skipped stores: each stored byte reaches DRAM once
-        const std::size_t w = 10 + 2 * (a.key / 2) + 1;
-        scratch_[w] += a.skipped;
-        if (!s.warm) ext_[w] += a.skipped;
-      }
-    }
-  }
+  for (const KeyAcc& a : s.keys) add_scaled(scratch_, a.delta, 1.0);
+  // What a CTA like it adds when skipped whole: its DRAM writes are its stored bytes (its lines
+  // never enter the L2; the write-backs a CTA of the first waves causes are not yet those of the
+  // steady state). Local memory is the exception: each slot stores to the same lines again and
+  // again, so its write-backs are those counted.
   for (const KeyAcc& a : s.keys)
-    if (a.key % 2 == 1) stored_[a.key / 2] += a.requested + a.skipped;
-  // What a CTA like it adds when skipped whole: its DRAM writes are its stored bytes.
-  for (std::size_t t = 0; t < core::kNumTensors; ++t) scratch_[10 + 2 * t + 1] = 0;
-  for (const KeyAcc& a : s.keys)
-    if (a.key % 2 == 1) scratch_[10 + 2 * (a.key / 2) + 1] = a.requested + a.skipped;
+    if (a.key % 2 == 1 && a.key / 2 != static_cast<std::uint32_t>(core::Tensor::kLocal))
+      scratch_[10 + 2 * (a.key / 2) + 1] = a.requested;
   s.shape.flops = s.cta_stats.flops;
   s.shape.lsu_bytes = s.cta_stats.lsu_bytes;
   s.shape.wavefronts = s.cta_stats.wavefronts;
   if (s.warm) {
     // Simulated to rebuild the L2 state: its counts are replaced by the reference CTA's.
-    for (const KeyAcc& a : s.keys) add_scaled(ext_, a.delta, -1.0, false);
+    for (const KeyAcc& a : s.keys) add_scaled(ext_, a.delta, -1.0);
     for (std::size_t i = 0; i < kVec; ++i) ext_[i] += ref_.mem[i];
     return;
   }
   wave_done(s.cta, s, duration, scratch_);
 }
 
-void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy) const {
+void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy, core::Bytes untimed) const {
   auto r = [](double x) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, x))); };
   auto& c = t.memory;
   std::uint64_t* counters[10] = {&c.lts_sectors, &c.lts_hit_sectors, &c.lts_bytes, &c.l2_request_bytes, &c.l1_hits,
                                  &c.l1_misses,   &c.l2_near_hits,    &c.l2_far_hits, &c.l2_misses,     &c.l2_writebacks};
   for (std::size_t i = 0; i < 10; ++i) *counters[i] = r(static_cast<double>(*counters[i]) + ext_[i]);
-  const core::Bytes dram_before = traffic.dram.total_read() + traffic.dram.total_write();
+  // DRAM bytes that took HBM time (warmed accesses took none).
+  const core::Bytes dram_before = traffic.dram.total_read() + traffic.dram.total_write() - untimed;
   std::size_t i = 10;
   for (core::TensorTraffic* level : {&traffic.dram, &traffic.lts, &traffic.l1})
     for (std::size_t k = 0; k < core::kNumTensors; ++k) {
       level->by_tensor[k].read = r(static_cast<double>(level->by_tensor[k].read) + ext_[i++]);
       level->by_tensor[k].write = r(static_cast<double>(level->by_tensor[k].write) + ext_[i++]);
     }
-  if (!flush_counted_)  // evictions cannot write back more than was stored
-    for (std::size_t k = 0; k < core::kNumTensors; ++k)
-      traffic.dram.by_tensor[k].write = std::min<core::Bytes>(traffic.dram.by_tensor[k].write, r(stored_[k]));
   traffic.smem += skipped_smem_;
   t.dram_read = traffic.dram.total_read();
   t.dram_write = traffic.dram.total_write();

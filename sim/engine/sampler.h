@@ -1,15 +1,16 @@
 // Sampled simulation (sim.mode: sampled, docs/sampling.md): inside each CTA, a run of loop steps
 // whose op streams have the same shape (every field but the addresses) is simulated until its
 // step time is steady, then its further steps are skipped: the CTA sleeps for their measured
-// mean time, their op-stream counts are added exactly, and their memory-system counts (L2
-// lookups, hits, DRAM bytes, write-backs) are extrapolated per requested byte from the same
-// CTA's simulated ops of the same tensor and direction. Short sample blocks every kPeriod steps
-// re-measure long runs. Across CTAs (sampler_waves.cpp): once two consecutive waves of CTAs with
-// equal op streams agree in mean CTA time, DRAM bytes and L2 hits, further CTAs that check out
-// equal (same step count, same first and last step shape) are skipped whole: their slot is held
-// for the reference CTA time and their counts are the reference CTA's. The wave before the last
-// full one is simulated again to rebuild the L2 state (its counts are the reference's), and the
-// last full and partial waves are simulated. Only CTAs and steps: nothing here knows a kernel.
+// mean time, one step at a time, their op-stream counts are added exactly, and their loads and
+// stores are warmed through the caches untimed (functional warming, MemorySystem::warm: loads in
+// every 16th L2 set, scaled), so the memory counts are counted, not extrapolated. Short sample
+// blocks every kPeriod steps re-measure long runs. Across CTAs (sampler_waves.cpp): once two
+// consecutive waves of CTAs with equal op streams agree in mean CTA time, DRAM bytes and L2 hits,
+// further CTAs that check out equal (same step count, same first and last step shape) are
+// skipped whole: their slot is held for the reference CTA time and their counts are the
+// reference CTA's. The wave before the last full one is simulated again to rebuild the L2 state
+// (its counts are the reference's), and the last full and partial waves are simulated. Only
+// CTAs and steps: nothing here knows a kernel.
 #pragma once
 
 #include <algorithm>
@@ -36,19 +37,21 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
 
 class Sampler {
  public:
-  static constexpr std::uint32_t kWarmSteps = 8;    // steps of a run always simulated first
+  static constexpr std::uint32_t kWarmSteps = 8;   // steps of a run always simulated first
   static constexpr std::uint32_t kLeadSteps = 2;    // steps after a skip that refill the pipeline (not measured)
   static constexpr std::uint32_t kBlockSteps = 4;   // a re-measuring sample block
   static constexpr std::uint32_t kPeriod = 64;      // a sample block ends each period of a long run
   static constexpr std::uint64_t kMinSteps = 32;    // CTAs with fewer steps are not sampled inside
 
   static constexpr double kWaveTolerance = 0.01;  // waves agree in time, DRAM bytes, L2 hits
+  // Skipped steps' accesses warm every kWarmSetStride-th L2 set (set sampling), each counted
+  // that many times (MemorySystem::warm).
+  static constexpr std::uint32_t kWarmSetStride = 16;
 
   Sampler() = default;
   // `flush_counted`: dirty L2 lines left at the end are counted as DRAM writes, so each stored
-  // byte reaches DRAM once: the DRAM writes of skipped work are its stored bytes. Otherwise
-  // (Nsight Compute accounting) the DRAM writes are the evictions during the launch: those of
-  // skipped steps are extrapolated per byte loaded, each tensor's capped at its stored bytes.
+  // byte reaches DRAM once: the DRAM writes of a CTA skipped whole are its stored bytes.
+  // Otherwise (Nsight Compute accounting) they are the write-backs its reference CTA caused.
   Sampler(std::uint32_t slots, std::uint64_t ctas, bool flush_counted);
   bool enabled() const { return !slots_.empty(); }
 
@@ -64,6 +67,7 @@ class Sampler {
   template <class Emit>
   void probe(std::uint64_t ctas, Emit&& emit);
   static constexpr std::uint32_t kProbes = 16;
+  bool skips_steps() const { return skip_steps_; }
   // Simulates everything (steps and CTAs), still recording the mode and fraction.
   void disable() {
     skip_steps_ = false;
@@ -77,7 +81,7 @@ class Sampler {
   double on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops, double now, Counts&& counts);
   // The CTA has no step left: returns when it retires (after its last skipped steps).
   double finish_cta(std::uint32_t slot, double now);
-  // The CTA in `slot` retires at `now`: its skipped steps' memory counts are extrapolated.
+  // The CTA in `slot` retires at `now`: its memory counts go into its wave's.
   void end_cta(std::uint32_t slot, double now);
   // Memory counts before and after an access of op `op` by the CTA in `slot`; `done`: the
   // whole op is issued (its requested bytes count once).
@@ -98,6 +102,12 @@ class Sampler {
   }
   // When the skipped steps so far end (the CTA sleeps until then).
   double pending(std::uint32_t slot) const { return slots_[slot].pending; }
+  // Returns the pending sleep and clears it (the caller sleeps it now).
+  double take_pending(std::uint32_t slot) {
+    const double p = slots_[slot].pending;
+    slots_[slot].pending = 0;
+    return p;
+  }
   std::uint64_t phantoms() const { return phantoms_; }
 
   // The skipped steps' op-stream counts (LaunchStats without events).
@@ -105,12 +115,13 @@ class Sampler {
   // Adds the skipped steps' memory counts to the launch's totals and traffic (t.stats already
   // holds skipped_stats()); scales the DRAM busy cycles with the DRAM bytes; sets the sampling
   // fields.
-  void finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy) const;
+  // `untimed`: DRAM bytes of warmed accesses (no HBM time).
+  void finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy, core::Bytes untimed) const;
 
  private:
   struct KeyAcc {  // one (tensor, load/store) of a CTA
     std::uint32_t key = 0;
-    double requested = 0, skipped = 0;
+    double requested = 0;
     MemoryCount delta;
   };
   // What makes two CTAs' op streams equal (as far as the counts go).
@@ -137,7 +148,6 @@ class Sampler {
     double n = 0, sum = 0, sumsq = 0;  // measured step times of the run
     core::LaunchStats step_stats;      // op-stream counts of one step of the run
     core::TensorTraffic step_smem;
-    std::vector<std::pair<std::uint32_t, core::Bytes>> step_bytes;  // requested bytes per key
     bool step_counted = false;
     std::vector<KeyAcc> keys;
   };
@@ -158,7 +168,7 @@ class Sampler {
   static std::uint64_t signature(const std::vector<core::TileOp>& ops);
   // The memory counts as one vector: 10 counters, then dram, lts, l1 read/write per tensor.
   static constexpr std::size_t kVec = 10 + 6 * core::kNumTensors;
-  void add_scaled(std::vector<double>& acc, const MemoryCount& d, double f, bool extrapolated) const;
+  static void add_scaled(std::vector<double>& acc, const MemoryCount& d, double f);
   void wave_done(std::uint64_t cta, const Slot& s, double duration, const std::vector<double>& mem);
   void count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig);
   static std::uint32_t key_of(const core::TileOp& op) {
@@ -169,7 +179,6 @@ class Sampler {
 
   std::vector<Slot> slots_;
   bool flush_counted_ = true;
-  std::vector<double> stored_;  // bytes stored per tensor, all CTAs, simulated or not
   bool skip_steps_ = true;  // probe found equal step counts
   bool skip_waves_ = true;
   MemoryCount before_;
@@ -184,6 +193,7 @@ class Sampler {
   Reference ref_;
   std::uint64_t skip_from_ = 0, warm_from_ = 0, tail_from_ = 0;  // CTA indices
   std::uint64_t phantoms_ = 0;
+  bool skipped_steps_ = false;  // some step was skipped (and warmed)
   std::vector<core::TileOp> check_ops_;
   // The CTA being checked by start_cta (its emit).
   template <class Emit>
@@ -222,24 +232,13 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
     if (!s.step_counted) {
       s.step_stats = {};
       s.step_smem = {};
-      s.step_bytes.clear();
-      for (const core::TileOp& op : ops) {
-        counts(op, s.step_stats, s.step_smem);
-        if (op.kind == core::OpKind::kLoad || op.kind == core::OpKind::kStore) {
-          const std::uint32_t k = key_of(op);
-          auto it = s.step_bytes.begin();
-          while (it != s.step_bytes.end() && it->first != k) ++it;
-          if (it == s.step_bytes.end()) s.step_bytes.push_back({k, op.bytes()});
-          else it->second += op.bytes();
-        }
-      }
+      for (const core::TileOp& op : ops) counts(op, s.step_stats, s.step_smem);
       s.step_counted = true;
     }
     skipped_stats_ += s.step_stats;
     skipped_smem_ += s.step_smem;
     s.cta_stats += s.step_stats;
     s.cta_smem += s.step_smem;
-    for (const auto& [k, b] : s.step_bytes) key(s, k).skipped += static_cast<double>(b);
     ops_skipped_ += ops.size();
     {
       const double mean = s.sum / s.n;
@@ -247,6 +246,7 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
     }
     s.measure = false;
     s.since_skip = 0;
+    skipped_steps_ = true;
     return -1;
   }
   for (const core::TileOp& op : ops) counts(op, s.cta_stats, s.cta_smem);

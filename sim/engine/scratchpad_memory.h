@@ -47,6 +47,23 @@ class ScratchpadMemory {
     return std::max(done, dma(t, core, bytes));
   }
   double flush(double t) { return t; }  // nothing cached
+  // MemorySystem::warm: the counts of an access without its time.
+  void warm(std::uint32_t, core::Bytes, std::uint32_t bytes, core::Tensor tensor, bool write, bool) {
+    (write ? traffic_.lts[tensor].write : traffic_.lts[tensor].read) += bytes;
+    (write ? traffic_.dram[tensor].write : traffic_.dram[tensor].read) += bytes;
+    counters_.lts_bytes += bytes;
+    untimed_dram_ += bytes;
+  }
+  core::Bytes untimed_dram_bytes() const { return untimed_dram_; }
+  // No cache: every access is warmed and counted (MemorySystem's set sampling does not apply).
+  std::uint32_t set_warm_stride(std::uint32_t) { return 1; }
+  std::uint32_t warm_stride() const { return 1; }
+  bool in_warm_sample(core::Bytes) const { return true; }
+  std::uint32_t sectors_of(core::Bytes, std::uint32_t bytes) const { return bytes; }
+  struct WarmMark {};
+  WarmMark warm_mark(core::Tensor) const { return {}; }
+  void warm_scale(const WarmMark&, core::Tensor, double) {}
+  double occupy(double t, const WarmMark&) { return t; }
 
   bool l2_enabled() const { return false; }
   core::Bytes line_bytes() const { return line_bytes_; }
@@ -74,6 +91,7 @@ class ScratchpadMemory {
   std::vector<BandwidthServer> dma_;  // engines, core-major
   MemoryCounters counters_;           // only lts_bytes: there is no cache
   core::LevelTraffic traffic_;
+  core::Bytes untimed_dram_ = 0;      // DRAM bytes of warm() accesses
 };
 
 }  // namespace attnsim::engine

@@ -127,6 +127,64 @@ void TileAccess<Memory>::store(std::uint32_t sm_index, Sm& sm, const core::TileO
   }
 }
 
+template <class Memory>
+double TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, double now) {
+  const bool write = op.kind == core::OpKind::kStore;
+  const bool via_l1 = !write && l1_for_sync_loads_ && !op.async;
+  const bool merge = memory_.block_model() && op.row_stride == op.row_bytes;
+  const std::uint32_t rows = merge ? 1 : op.rows;
+  const core::Bytes row_bytes = merge ? op.row_bytes * op.rows : op.row_bytes;
+  // Stores pass whole (every dirty line is one DRAM write later); loads only in the sampled
+  // sets, scaled by the tile's sectors over the sampled pieces' sectors (a ratio estimate).
+  const bool sample = !write && memory_.warm_stride() > 1;
+  const auto mark = memory_.warm_mark(op.tensor);
+  auto each_piece = [&](auto&& f) {
+    for (std::uint32_t r = 0; r < rows; ++r) {
+      core::Bytes off = 0;
+      while (off < row_bytes) {
+        const core::Bytes a = op.addr + static_cast<core::Bytes>(r) * op.row_stride + off;
+        const auto piece = static_cast<std::uint32_t>(std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - off));
+        off += piece;
+        f(a, piece);
+      }
+    }
+  };
+  auto warm_piece = [&](core::Bytes a, std::uint32_t piece) { memory_.warm(sm_index, a, piece, op.tensor, write, via_l1); };
+  if (!sample) {
+    each_piece(warm_piece);
+    return memory_.occupy(now, mark);
+  }
+  constexpr std::size_t kPlans = 4096;
+  if (plans_.empty()) plans_.resize(kPlans);
+  const std::uint64_t key = (op.addr * 0x9e3779b97f4a7c15ull) ^ (static_cast<std::uint64_t>(rows) << 40) ^
+                            (row_bytes << 20) ^ op.row_stride;
+  WarmPlan& plan = plans_[(key ^ (key >> 29)) % kPlans];
+  if (plan.addr != op.addr || plan.rows != rows || plan.row_bytes != row_bytes || plan.row_stride != op.row_stride ||
+      plan.all == 0) {
+    plan.addr = op.addr;
+    plan.rows = rows;
+    plan.row_bytes = row_bytes;
+    plan.row_stride = op.row_stride;
+    plan.all = plan.warmed = 0;
+    plan.pieces.clear();
+    each_piece([&](core::Bytes a, std::uint32_t piece) {
+      const std::uint32_t sectors = memory_.sectors_of(a, piece);
+      plan.all += sectors;
+      if (!memory_.in_warm_sample(a)) return;
+      plan.warmed += sectors;
+      plan.pieces.push_back({a, piece});
+    });
+  }
+  if (plan.warmed == 0) {
+    each_piece(warm_piece);  // no piece in the sampled sets: every piece (counted once)
+  } else {
+    for (const auto& [a, piece] : plan.pieces) warm_piece(a, piece);
+    if (plan.warmed < plan.all)
+      memory_.warm_scale(mark, op.tensor, static_cast<double>(plan.all) / static_cast<double>(plan.warmed));
+  }
+  return memory_.occupy(now, mark);
+}
+
 template class TileAccess<MemorySystem>;
 template class TileAccess<ScratchpadMemory>;
 template bool TileAccess<MemorySystem>::load_as<LineAccess>(std::uint32_t, CtaSlot&, WarpGroup&, Sm&, double);

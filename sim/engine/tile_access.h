@@ -12,6 +12,8 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "sim/core/tile_op.h"
 #include "sim/engine/cta_slot.h"
@@ -49,6 +51,12 @@ class TileAccess {
   }
   // Issues the store `op` of a CTA on SM `sm_index` (= sm); stores take no credits.
   void store(std::uint32_t sm_index, Sm& sm, const core::TileOp& op, double now);
+  // Functional warming (sim.mode: sampled): the load or store `op` of a skipped step, by SM
+  // `sm_index`, passes the caches piece by piece as load/store would issue it (Memory::warm:
+  // the state and counts, no time, no credits).
+  // From `now` the HBM channels and L2 ports carry its bytes (Memory::occupy); returns when they
+  // are done with them.
+  double warm(std::uint32_t sm_index, const core::TileOp& op, double now);
 
  private:
   template <class Policy>
@@ -59,6 +67,15 @@ class TileAccess {
   const LoadCredits& credits_;
   bool l1_for_sync_loads_;
   bool block_;
+  // warm(): the pieces of a tile in the sampled sets, remembered per tile (the CTAs that share a
+  // tile warm the same pieces): direct-mapped by the tile's address and shape.
+  struct WarmPlan {
+    core::Bytes addr = 0, row_bytes = 0, row_stride = 0;
+    std::uint32_t rows = 0;
+    std::uint64_t all = 0, warmed = 0;  // sectors of the tile, of its sampled pieces
+    std::vector<std::pair<core::Bytes, std::uint32_t>> pieces;  // sampled: address, bytes
+  };
+  std::vector<WarmPlan> plans_;
 };
 
 extern template class TileAccess<MemorySystem>;

@@ -68,7 +68,7 @@ void print_summary(const core::RunResult& result, const core::DeviceSpec& device
   }
   if (metric(m, "attnsim__sim_mode") > 0)
     line("sampled", fixed(100.0 * metric(m, "attnsim__sampled_fraction"), 2) +
-                        " % of the ops simulated, the rest extrapolated; estimated time error +-" +
+                        " % of the ops simulated (the rest: memory accesses warmed, time extrapolated); estimated time error +-" +
                         fixed(metric(m, "attnsim__sampling_error_pct"), 2) + " % (sim.mode: sampled)");
   if (!block_rule.empty()) {
     const core::Workload& w = result.workload;
