@@ -22,7 +22,7 @@ Hbm::Hbm(const core::HbmSpec& spec, double clock_ghz)
 }
 
 double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32_t per, core::Bytes granule,
-                     core::Bytes sector, bool write, std::uint32_t group, double* credit_at) {
+                     core::Bytes sector, bool write, std::uint32_t group, double* credit_at, double spacing) {
   const std::uint64_t gmask = per >= 64 ? ~0ull : (1ull << per) - 1;
   const double cycles_per_byte = write ? write_cycles_per_byte_ : cycles_per_byte_;
   double done = t;
@@ -44,7 +44,7 @@ double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32
         double last = t;
         for (std::uint32_t g = g0; g < g1; ++g) {  // serve() with its product hoisted
           double& free = free_[channel(mixed(base + static_cast<core::Bytes>(g) * granule))];
-          free = std::max(t, free) + cost;
+          free = std::max(t + static_cast<double>(g) * spacing, free) + cost;
           last = std::max(last, free);
         }
         done = std::max(done, last);
@@ -57,13 +57,14 @@ double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32
     moved = static_cast<core::Bytes>(n) * granule;
     mask = 0;
   }
-  for (core::Bytes a = base; mask != 0; a += granule, mask = per >= 64 ? 0 : mask >> per) {
+  double arrival = t;  // of the granule at `a`
+  for (core::Bytes a = base; mask != 0; a += granule, mask = per >= 64 ? 0 : mask >> per, arrival += spacing) {
     const std::uint64_t m = mask & gmask;
     if (m == 0) continue;
     // A whole granule (the common case) needs no sector count.
     const core::Bytes bytes = m == gmask ? granule : sector_count(m) * sector;
     moved += bytes;
-    const double end = serve(channel_of(a), t, bytes, cycles_per_byte);
+    const double end = serve(channel_of(a), arrival, bytes, cycles_per_byte);
     done = std::max(done, end);
     if (credit_at) {
       group_last = std::max(group_last, end);

@@ -69,13 +69,14 @@ class Hbm {
     return serve(channel_of(addr), t, bytes, write_cycles_per_byte_);
   }
   // One read (or write) per `granule_bytes` granule from `base` whose group of
-  // `sectors_per_granule` bits in `mask` is not empty, of its sectors' bytes, all arriving at
-  // `t`; returns when the last is done (as read / write would, one granule at a time). With
-  // `credit_at`, also the bytes-weighted mean, over consecutive groups of `group` requests, of
-  // each group's last completion (when the bytes would come back in chunks of `group`).
+  // `sectors_per_granule` bits in `mask` is not empty, of its sectors' bytes, granule g (counted
+  // from `base`) arriving at t + g x `spacing`; returns when the last is done (as read / write
+  // would, one granule at a time). With `credit_at`, also the bytes-weighted mean, over
+  // consecutive groups of `group` requests, of each group's last completion (when the bytes
+  // would come back in chunks of `group`).
   double transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32_t sectors_per_granule,
                   core::Bytes granule_bytes, core::Bytes sector_bytes, bool write, std::uint32_t group = 0,
-                  double* credit_at = nullptr);
+                  double* credit_at = nullptr, double spacing = 0);
 
   std::uint32_t channel_of(core::Bytes addr) const {
     const std::uint64_t x = mixed(addr);

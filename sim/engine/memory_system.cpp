@@ -49,7 +49,7 @@ MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_
 }
 
 double MemorySystem::dram_transfer(double t, std::uint64_t unit, std::uint64_t mask, bool write, std::uint32_t group,
-                                   double* credit_at) {
+                                   double* credit_at, double spacing) {
   const core::Bytes base = unit * unit_bytes_;
   if (unit_bytes_ == granule_bytes_) {
     const core::Bytes bytes = static_cast<core::Bytes>(sector_count(mask)) * sector_bytes_;
@@ -58,7 +58,7 @@ double MemorySystem::dram_transfer(double t, std::uint64_t unit, std::uint64_t m
     return done;
   }
   const std::uint32_t per = static_cast<std::uint32_t>(granule_bytes_ / sector_bytes_);  // sectors per granule
-  return hbm_.transfer(t, base, mask, per, granule_bytes_, sector_bytes_, write, group, credit_at);
+  return hbm_.transfer(t, base, mask, per, granule_bytes_, sector_bytes_, write, group, credit_at, spacing);
 }
 
 core::Bytes MemorySystem::count_writeback(const Victim& v) {
@@ -80,7 +80,8 @@ double MemorySystem::write_back_dirty(double t, const Victim& v) {
 
 template <bool kCredit>
 double MemorySystem::read_impl(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
-                               core::Tensor tensor, bool via_l1, std::uint32_t credit_group, double* credit_at) {
+                               core::Tensor tensor, bool via_l1, std::uint32_t credit_group, double* credit_at,
+                               double spread) {
   auto back = [credit_at](double done) {  // every byte back at once
     if constexpr (kCredit) *credit_at = done;
     return done;
@@ -117,7 +118,15 @@ double MemorySystem::read_impl(double t, std::uint32_t sm, core::Bytes addr, std
   ++counters_.l2_misses;
   const core::Bytes miss_bytes = static_cast<core::Bytes>(o.miss_sectors) * sector_bytes_;
   traffic_.dram[tensor].read += miss_bytes;
-  return dram_transfer(at_l2, unit, o.missing, false, credit_group, credit_at);
+  if (!kCredit || spread <= 0) return dram_transfer(at_l2, unit, o.missing, false, credit_group, credit_at);
+  // The granules first..last of the unit that [addr, addr + bytes) spans left the SM one after
+  // another over `spread`, the last at t: their DRAM requests leave as evenly, the last one at
+  // at_l2, granule g of the unit at t0 + g x spacing. (A hit's bytes come back at once.)
+  const core::Bytes off = addr - unit * unit_bytes_;
+  const core::Bytes first = off / granule_bytes_, last = (off + bytes - 1) / granule_bytes_;
+  const double spacing = spread / static_cast<double>(last - first + 1);
+  return dram_transfer(at_l2 - static_cast<double>(last) * spacing, unit, o.missing, false, credit_group, credit_at,
+                       spacing);
 }
 
 double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
@@ -274,8 +283,8 @@ double MemorySystem::flush(double t) {
 }
 
 template double MemorySystem::read_impl<false>(double, std::uint32_t, core::Bytes, std::uint32_t, core::Tensor, bool,
-                                               std::uint32_t, double*);
+                                               std::uint32_t, double*, double);
 template double MemorySystem::read_impl<true>(double, std::uint32_t, core::Bytes, std::uint32_t, core::Tensor, bool,
-                                              std::uint32_t, double*);
+                                              std::uint32_t, double*, double);
 
 }  // namespace attnsim::engine

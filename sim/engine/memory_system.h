@@ -32,13 +32,16 @@ class MemorySystem {
   // the time the data is back. `via_l1`: the load may hit in / allocate into the SM's L1.
   double read(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
               bool via_l1) {
-    return read_impl<false>(t, sm, addr, bytes, tensor, via_l1, 0, nullptr);
+    return read_impl<false>(t, sm, addr, bytes, tensor, via_l1, 0, nullptr, 0);
   }
   // read, and in `credit_at` when its bytes come back on average if they came back in chunks
   // of `credit_group` DRAM requests, each at its last request's completion (block model).
+  // `spread`: the cycles over which the bytes left the SM (its LSU) before `t`, evenly; the DRAM
+  // request of each granule leaves then, as the line model's requests do line by line, rather
+  // than all at `t`.
   double read_credit(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
-                     bool via_l1, std::uint32_t credit_group, double& credit_at) {
-    return read_impl<true>(t, sm, addr, bytes, tensor, via_l1, credit_group, &credit_at);
+                     bool via_l1, std::uint32_t credit_group, double& credit_at, double spread = 0) {
+    return read_impl<true>(t, sm, addr, bytes, tensor, via_l1, credit_group, &credit_at, spread);
   }
   // Host-side hint: the line at `addr` will be accessed soon by SM `sm`.
   void prefetch(std::uint32_t sm, core::Bytes addr) const {
@@ -95,7 +98,7 @@ class MemorySystem {
  private:
   template <bool kCredit>
   double read_impl(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
-                   bool via_l1, std::uint32_t credit_group, double* credit_at);
+                   bool via_l1, std::uint32_t credit_group, double* credit_at, double spread);
   // Writes a dirty victim back; returns when the write is done (`t` for a clean or no victim).
   double write_back(double t, const Victim& v) { return v.valid && v.dirty_mask != 0 ? write_back_dirty(t, v) : t; }
   double write_back_dirty(double t, const Victim& v);
@@ -105,9 +108,10 @@ class MemorySystem {
   [[gnu::always_inline]] core::Bytes count_l2(const L2Outcome& o, std::uint32_t sectors, std::uint32_t near,
                                               core::Tensor tensor, bool write);
   // DRAM transfer of the sectors `mask` of `unit`, one request per interleave granule (one
-  // request in the line model); returns when the last one is done.
+  // request in the line model), granule g of the unit arriving at t + g x spacing; returns when
+  // the last one is done.
   double dram_transfer(double t, std::uint64_t unit, std::uint64_t mask, bool write, std::uint32_t group = 0,
-                       double* credit_at = nullptr);
+                       double* credit_at = nullptr, double spacing = 0);
   // The L2 side shared by reads and writes: looks the sectors of [addr, addr+bytes) up, counts
   // them, queues them on the partition's port and writes back any victims; `at_l2` is when the
   // port has served the request.

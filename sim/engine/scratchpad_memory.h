@@ -34,7 +34,7 @@ class ScratchpadMemory {
   }
   // Never called (no block model: block_model() is false); here for the common interface.
   double read_credit(double t, std::uint32_t core, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor,
-                     bool via_l1, std::uint32_t /*credit_group*/, double& credit_at) {
+                     bool via_l1, std::uint32_t /*credit_group*/, double& credit_at, double /*spread*/ = 0) {
     return credit_at = read(t, core, addr, bytes, tensor, via_l1);
   }
   void prefetch(std::uint32_t, core::Bytes) const {}

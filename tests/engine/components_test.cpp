@@ -123,6 +123,24 @@ TEST(HbmChannel, TransferCreditTimeAveragesGroupsOfRequests) {
   EXPECT_DOUBLE_EQ(credit, 5);  // nothing to move: back at once
 }
 
+// `spacing`: granule g arrives at t + g x spacing (a block's lines leaving the SM one after
+// another), on the whole-granule path and on the masked one; closer than a granule's transfer
+// time, the channel's queue decides as if they had arrived together.
+TEST(HbmChannel, TransferSpacingStaggersTheRequests) {
+  core::HbmSpec spec = one_channel_hbm();
+  spec.channels = 1;  // 128 B take 1 cycle each
+  double credit = 0;
+  Hbm whole(spec, 1.0);  // arrivals 0, 2, 4, 6: done 1, 3, 5, 7
+  EXPECT_DOUBLE_EQ(whole.transfer(0, 0, 0xffff, 4, 128, 32, false, 1, &credit, 2), 7 + 300);
+  EXPECT_DOUBLE_EQ(credit, (1 + 3 + 5 + 7) / 4.0 + 300);
+  Hbm gap(spec, 1.0);  // granules 0, 1, 3 arrive at 10, 12, 16
+  EXPECT_DOUBLE_EQ(gap.transfer(10, 0, 0xf0ff, 4, 128, 32, false, 2, &credit, 2), 17 + 300);
+  EXPECT_DOUBLE_EQ(credit, (256 * 13 + 128 * 17) / 384.0 + 300);
+  Hbm close(spec, 1.0);  // arrivals 0, 0.5, 1, 1.5: the queue's 1, 2, 3, 4
+  EXPECT_DOUBLE_EQ(close.transfer(0, 0, 0xffff, 4, 128, 32, false, 1, &credit, 0.5), 4 + 300);
+  EXPECT_DOUBLE_EQ(credit, (1 + 2 + 3 + 4) / 4.0 + 300);
+}
+
 // The table and the bit arithmetic of sector_count against a bit-by-bit count.
 TEST(SectorMask, SectorCountEqualsTheNumberOfSetBits) {
   auto naive = [](std::uint64_t x) {

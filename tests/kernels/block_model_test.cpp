@@ -156,11 +156,15 @@ TEST(BlockModel, StaysCloseToTheLineModelOnPresets) {
 
 // A credit-limited stream in the block model issues each 2-KiB unit whole (one L2 access, one
 // credit chunk) or waits, overdrawing or idling the CTA allowance so that its bytes in flight
-// average the allowance (launch_simulator.cpp, issue_load): streams on h200 keep the line model's
-// time (measured +1.4 % for one CTA, +1.0 / +1.7 / +3.3 % for 33 x 4 KiB, 132 x 4 KiB, 264 x 16
-// KiB steps) with about one L2 access per unit (1.13 with 16-KiB steps, whose last unit is split as
-// in the line model; 1.7-1.8 with 4-KiB steps), where cutting units at the allowance took 3.1-4.2,
-// and 0.46-0.52 times the line model's events (cut units: 0.99-1.0 times).
+// average the allowance (tile_access.cpp, load_as), and a unit's DRAM requests leave as its lines
+// pass the LSU, as the line model's do: streams on h200 keep the line model's time (measured
+// +1.3 % for one CTA, +0.6 / +0.7 / +2.7 % for 33 x 4 KiB, 132 x 4 KiB, 264 x 16 KiB steps) with
+// about one L2 access per unit (1.12 with 16-KiB steps, whose last unit is split as in the line
+// model; 1.7-1.9 with 4-KiB steps), where cutting units at the allowance took 3.1-4.2, and
+// 0.47-0.59 times the line model's events (cut units: 0.99-1.0 times). With every request of a
+// unit sent when its last line had left the LSU (16 cycles for 2 KiB), one CTA's credits came
+// back after 687 cycles on average against the line model's 671 (682 with the requests spread),
+// and its time was +2.0 % (+1.2 / +1.2 / +3.4 % for the others).
 TEST(BlockModel, StreamsIssueWholeUnitsAtTheLineModelsBandwidth) {
   const core::DeviceSpec line = config::load_device("h200");
   const core::DeviceSpec block = config::load_device("h200", {{"l2.tracking_bytes", "2048"}});
@@ -202,7 +206,8 @@ TEST(BlockModel, StreamsIssueWholeUnitsAtTheLineModelsBandwidth) {
 // (4 CTAs, latency-bound) differs by 16.6 % and flash2 causal fwdbwd by 10.2 %; this row moves
 // by +-3 points with the L2 size alone (1.875 / 2 / 2.125 / 2.25 MiB: -11.0 / -14.1 / -16.6 /
 // -15.6 % before, -13.1 / -16.6 / -18.9 / -18.0 % now). Time bound 18.5 % for flash1 fwd, 12 %
-// for the rest.
+// for the rest. Measured at 49df139 (a unit's DRAM requests spread over its LSU time): flash1 fwd
+// -16.2 %, the other kernels within 4.9 % (flash1 causal fwd), DRAM within 7.8 %.
 TEST(BlockModel, SmallL2ShowsTheCoarserReplacement) {
   const core::DeviceSpec line = config::load_device("h200", {{"l2.capacity_bytes", "2 MiB"}});
   const core::DeviceSpec block =
