@@ -18,6 +18,29 @@ TEST(CheckCli, BuiltInGridMatchesAndExitsZero) {
   EXPECT_EQ(out.str().find("MISMATCH"), std::string::npos);
 }
 
+// Every row of the built-in grid reads differently: fp8 rows name their dtype, flash_decode rows
+// their split count; a tile the kernel picks itself prints as "auto" (both: no tile), never "0".
+TEST(CheckCli, BuiltInGridRowsAreDistinct) {
+  std::ostringstream out, err;
+  ASSERT_EQ(run_cli({"check", "--device", "h100-sxm", "--no-functional"}, out, err), 0) << err.str();
+  std::istringstream lines(out.str());
+  std::string line;
+  std::set<std::string> names;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    const auto end = line.find("  ");
+    if (line.rfind("workload", 0) == 0 || end == std::string::npos) continue;
+    ++rows;
+    EXPECT_TRUE(names.insert(line.substr(0, end)).second) << "repeated row: " << line.substr(0, end);
+    EXPECT_EQ(line.find(" 0x"), std::string::npos) << line;
+  }
+  EXPECT_GT(rows, 60);
+  EXPECT_NE(out.str().find("d32 64x32 fp8"), std::string::npos);
+  EXPECT_NE(out.str().find(" splits3 causal"), std::string::npos);
+  EXPECT_NE(out.str().find("flash3 B2 H4/4 N300x330 d128 fwdbwd "), std::string::npos) << "FA-3's own tiles";
+  EXPECT_NE(out.str().find(" autox32"), std::string::npos) << "flash_decode's block_m is its own";
+}
+
 TEST(CheckCli, WorkloadFileIsCheckedOnH200) {
   const auto path = std::filesystem::temp_directory_path() / "attnsim_check_cli_test.yaml";
   std::ofstream(path) << "kernel: flash2\nbatch: 1\nheads: 4\nkv_heads: 2\nseq: 100\nhead_dim: 32\n"
