@@ -4,13 +4,14 @@
 // mean time, one step at a time, their op-stream counts are added exactly, and their loads and
 // stores are warmed through the caches untimed (functional warming, MemorySystem::warm: loads in
 // every 16th L2 set, scaled), so the memory counts are counted, not extrapolated. Short sample
-// blocks every kPeriod steps re-measure long runs. Across CTAs (sampler_waves.cpp): once two
-// consecutive waves of CTAs with equal op streams agree in mean CTA time, DRAM bytes and L2 hits,
-// further CTAs that check out equal (same step count, same first and last step shape) are
-// skipped whole: their slot is held for the reference CTA time and their counts are the
-// reference CTA's. The wave before the last full one is simulated again to rebuild the L2 state
-// (its counts are the reference's), and the last full and partial waves are simulated. Only
-// CTAs and steps: nothing here knows a kernel.
+// blocks every kPeriod steps re-measure long runs. Across CTAs (sampler_waves.cpp): once the
+// waves of CTAs with equal op streams repeat (each of the last p waves agrees with the one p
+// before it in mean CTA time, DRAM bytes and L2 hits; p = 1 to kMaxPeriod), further CTAs that
+// check out equal (same step count, same first and last step shape) are skipped whole: their
+// slot is held for the reference CTA time and their counts are the reference CTA's (the mean
+// CTA of the last 2p waves). The wave before the last full one is simulated again to rebuild
+// the L2 state (its counts are the reference's), and the last full and partial waves are
+// simulated. Only CTAs and steps: nothing here knows a kernel.
 #pragma once
 
 #include <algorithm>
@@ -44,6 +45,7 @@ class Sampler {
   static constexpr std::uint64_t kMinSteps = 32;    // CTAs with fewer steps are not sampled inside
 
   static constexpr double kWaveTolerance = 0.01;  // waves agree in time, DRAM bytes, L2 hits
+  static constexpr std::uint64_t kMaxPeriod = 4;  // waves may repeat with a period up to this
   // Skipped steps' accesses warm every kWarmSetStride-th L2 set (set sampling), each counted
   // that many times (MemorySystem::warm).
   static constexpr std::uint32_t kWarmSetStride = 16;

@@ -162,6 +162,26 @@ TEST(Sampled, BytesWithinOnePercentWithoutTheFinalWriteBack) {
   }
 }
 
+// Waves that alternate: 8 SMs of 2 CTAs make waves of 16 CTAs, and the 32 CTAs of a head
+// (N4096, 128-row tiles) read its K/V blocks in two waves, the first from DRAM and the second from
+// the L2. No two consecutive waves agree, waves two apart do: the launch is steady with a period
+// of two waves, and whole CTAs are skipped (none before: 29 % of the ops simulated, as with
+// flash2 B1 H32 N65536 on the full h200, 512-CTA heads in 264-CTA waves, simulated whole).
+TEST(Sampled, WavesThatAlternateAreSteadyWithAPeriodOfTwo) {
+  const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "8"}});
+  for (const Pair& p : run_both(d, {{"heads", "16"}, {"seq", "4096"}, {"head_dim", "64"}})) {
+    EXPECT_GT(p.sampled.totals.ctas_skipped, 0u) << p.full.name;
+    EXPECT_LT(metric(p.sampled, "attnsim__sampled_fraction"), 0.1) << p.full.name;
+    EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.01) << p.full.name;
+    const double df = static_cast<double>(p.full.totals.dram_read + p.full.totals.dram_write);
+    const double ds = static_cast<double>(p.sampled.totals.dram_read + p.sampled.totals.dram_write);
+    EXPECT_LT(rel(ds, df), 0.01) << p.full.name;
+    EXPECT_LT(rel(static_cast<double>(p.sampled.totals.memory.lts_bytes), static_cast<double>(p.full.totals.memory.lts_bytes)),
+              0.01)
+        << p.full.name;
+  }
+}
+
 TEST(Sampled, SameResultTwice) {
   const core::DeviceSpec d = config::load_device("h200");
   const core::Workload w = config::workload_for_kernel("flash2", {{"heads", "4"}, {"seq", "2048"}, {"causal", "true"}});
