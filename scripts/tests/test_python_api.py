@@ -226,8 +226,11 @@ def test_gil_released_while_simulating(attnsim):
     assert elapsed > 0.1 and len(ticks) > 0.25 * elapsed / 0.001 * 0.5, f"{len(ticks)} ticks in {elapsed:.2f} s"
 
 
+# The child restores Python's own SIGINT handler: a test run started in the background by a shell
+# without job control inherits SIGINT ignored, and Python then installs no KeyboardInterrupt.
 CHILD = """
-import sys, time
+import signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, {path!r})
 import attnsim
 print("started", flush=True)
