@@ -344,6 +344,8 @@ def test_progress_goes_to_sys_stderr(attnsim, check, capfd):
 
 
 def test_env_sh_makes_the_module_importable(attnsim_bin, check, tmp_path):
+    if os.environ.get("ATTNSIM_PYTHON") == "off":
+        pytest.skip("the Python module is not built here (ATTNSIM_PYTHON=off)")
     build = os.path.dirname(os.path.abspath(attnsim_bin))
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ATTNSIM")}
     env.update(ATTNSIM_BUILD_DIR=build, PYTHONPATH="/elsewhere")
