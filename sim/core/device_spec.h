@@ -93,6 +93,9 @@ struct SmSpec {
   double exp_per_cycle = 0;                     // SFU exponentials per cycle per SM
   Bytes max_inflight_bytes_per_sm = 0;          // outstanding global-load bytes per SM (Little's law)
   Bytes max_inflight_bytes_per_warp = 0;        // outstanding global-load bytes per warp
+  // cp.async leaves the warp at once and its lines wait for load credits in the load/store path
+  // (true), or the warp waits until they are issued (false, the default the presets are checked with).
+  bool queue_async_copies = false;
   double load_bytes_per_cycle = 0;              // L1/LSU fill bandwidth per SM, bytes/cycle
   MmaFlavours mma;                              // sm.mma: per-flavour tensor rates (absent: tensor_flops_per_cycle)
 };

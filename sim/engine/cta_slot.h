@@ -26,6 +26,7 @@ struct CtaSlot {
   std::vector<WarpGroup> groups;
   std::uint32_t groups_left = 0;     // groups not finished; the CTA retires at 0
   std::uint32_t credit_waiters = 0;  // bit g: group g waits for load credits
+  std::uint32_t copy_waiters = 0;    // bit g: group g's queued async copies wait for load credits
   std::vector<Mbarrier> mbarriers;
   std::array<NamedBarrier, kNamedBarriers> named{};
   std::uint64_t cluster_base = 0;    // CTA number of the cluster's rank 0

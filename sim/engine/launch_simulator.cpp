@@ -52,6 +52,7 @@ LaunchSimulator<Memory>::LaunchSimulator(const core::DeviceSpec& device, const c
     s.mbarriers.resize(mbar_counts_.size());
   }
   record_blocking_ = shape_.timed_loads > 0;
+  queue_copies_ = device.sm.queue_async_copies && credits_.limited();
   if (options.sampled) init_sampler();
   queue_.reserve(slots_.size() * 4 + 16);
 }
@@ -106,6 +107,7 @@ void LaunchSimulator<Memory>::dispatch(std::uint32_t slot, double now) {
   for (WarpGroup& g : s.groups) g.reset();
   s.groups_left = static_cast<std::uint32_t>(s.groups.size());
   s.credit_waiters = 0;
+  s.copy_waiters = 0;
   for (std::size_t b = 0; b < s.mbarriers.size(); ++b) s.mbarriers[b].init(mbar_counts_[b]);
   s.named = {};
   s.waiting_credit = false;
@@ -167,7 +169,8 @@ void LaunchSimulator<Memory>::stall(const std::string& why, double now) const {
     for (std::size_t g = 0; g < s.groups.size(); ++g) {
       const WarpGroup& w = s.groups[g];
       os << (s.groups.size() > 1 ? " group " + std::to_string(g) + ":" : "") << " step " << w.step << " op " << w.pc
-         << "/" << w.ops.size() << (w.finished ? " finished" : "") << " groups in flight " << w.copies.count();
+         << "/" << w.ops.size() << (w.finished ? " finished" : "") << " groups in flight " << w.copies.count()
+         << (w.copies_queued() ? " copies queued " + std::to_string(w.queued.size() - w.queued_head) : "");
     }
   }
   throw core::SimError(os.str());
@@ -190,6 +193,10 @@ void LaunchSimulator<Memory>::resume_credit(std::uint32_t slot, double now) {
   CtaSlot& s = slots_[slot];
   if (credits_.dither()) credits_.account(s, now);
   credits_.set_waiting(slot, s, sms_[s.sm], false);
+  for (std::uint32_t m = s.copy_waiters; m != 0; m &= m - 1) {  // queued copies first: in-order issue
+    s.copy_waiters &= ~(m & (~m + 1));
+    issue_copies(slot, static_cast<std::uint32_t>(__builtin_ctz(m)), now);
+  }
   for (std::uint32_t m = s.credit_waiters; m != 0; m &= m - 1) {
     s.credit_waiters &= ~(m & (~m + 1));
     advance(slot, static_cast<std::uint32_t>(__builtin_ctz(m)), now);
@@ -211,6 +218,10 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, std::uint32_t gi, doub
       g.ops.clear();
       g.pc = 0;
       if (!launch_.emit_group_step(s.cta, gi, g.step, g.ops)) {
+        if (g.copies_queued()) {  // the group ends once its queued copies are issued
+          g.wait_copies = true;
+          return;
+        }
         g.finished = true;
         if (sample_steps_ && sampled_sleep(slot, sampler_.finish_cta(slot, now), now)) return;
         if (--s.groups_left == 0) retire(slot, now);
@@ -243,14 +254,21 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
   double done = now;
   switch (op.kind) {
     case core::OpKind::kLoad: {
+      if (queue_copies_ && op.async && !op.bulk) {  // cp.async, sm.queue_async_copies: queued, the group goes on
+        stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
+        queue_copy(slot, s, gi, g, op, now);
+        break;
+      }
+      if (g.copies_queued()) {  // a blocking load waits behind the group's queued copies
+        g.wait_copies = true;
+        return -1;
+      }
       if (!g.load_in_progress) {
         g.load_in_progress = true;
-        g.load_row = 0;
-        g.load_off = 0;
-        g.load_done = now;
+        g.load = {0, 0, now};
       }
       if (sampler_.enabled()) sampler_.before_access(memory_count());
-      const bool issued = access_.load(slot, s, g, sm, now);
+      const bool issued = access_.load(slot, s, op, g.load, sm, now);
       if (sampler_.enabled()) sampler_.after_access(slot, op, memory_count(), issued);
       if (!issued) {
         s.credit_waiters |= 1u << gi;
@@ -259,11 +277,11 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       g.load_in_progress = false;
       stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
       if (op.bulk && op.barrier != core::kNoBarrier) {
-        complete_tx(s, op, g.load_done);  // TMA: the bytes complete_tx on the mbarrier(s)
+        complete_tx(s, op, g.load.done);  // TMA: the bytes complete_tx on the mbarrier(s)
       } else if (op.async) {
-        g.open_group = std::max(g.open_group, g.load_done);
+        g.open_group = std::max(g.open_group, g.load.done);
       } else {
-        done = g.load_done;
+        done = g.load.done;
         if (record_blocking_) blocking_done_.push_back(done);
       }
       break;
@@ -332,6 +350,10 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       break;
     }
     case core::OpKind::kWait:
+      if (g.copies_queued() && g.queued[g.queued_head].group < g.copies.kept_after(op.count)) {
+        g.wait_copies = true;  // a group it waits for still has copies to issue
+        return -1;
+      }
       done = g.copies.wait(op.count, now);
       break;
     case core::OpKind::kMmaWait:

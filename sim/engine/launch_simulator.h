@@ -59,6 +59,11 @@ class LaunchSimulator {
   double execute(std::uint32_t slot, CtaSlot& s, std::uint32_t gi, WarpGroup& g, Sm& sm, const core::TileOp& op,
                  double now);
   void retire(std::uint32_t slot, double now);
+  // launch_copies.cpp: async copies (cp.async) queued behind a group's earlier ones while the
+  // group goes on; their lines are issued as load credits allow.
+  void queue_copy(std::uint32_t slot, CtaSlot& s, std::uint32_t group, WarpGroup& g, const core::TileOp& op,
+                  double now);
+  void issue_copies(std::uint32_t slot, std::uint32_t group, double now);
   // launch_sync.cpp: the ops between warp groups (mbarriers, named barriers, multicast delivery).
   // The waiting ones return when the group may go on, or -1 when it blocks (it is resumed,
   // past the op, by the arrival that releases it).
@@ -115,6 +120,7 @@ class LaunchSimulator {
   LaunchStats stats_;
   std::vector<double> blocking_done_;  // completion times of blocking loads (shape_.timed_loads > 0)
   bool record_blocking_ = false;
+  bool queue_copies_ = false;  // sm.queue_async_copies on a credit-limited device
   SampleSeries series_;
   Sampler sampler_;  // enabled in sim.mode: sampled
   bool sample_steps_ = false;  // sampled, and the CTAs are one warp group: the step hooks run

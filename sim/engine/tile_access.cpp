@@ -7,9 +7,9 @@ namespace attnsim::engine {
 
 template <class Memory>
 template <class Policy>
-bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, WarpGroup& g, Sm& sm, double now) {
+bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, const core::TileOp& op, LoadCursor& at, Sm& sm,
+                                 double now) {
   constexpr bool block = Policy::kBlock;
-  const core::TileOp& op = g.ops[g.pc];
   const core::Bytes unit = memory_.unit_bytes();
   const core::Bytes line = memory_.line_bytes();
   const bool dither = block && credits_.dither();
@@ -25,16 +25,16 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, WarpGroup& g, S
   core::Bytes line_room = block || !limited ? 0 : credits_.room(s, sm);
   const std::uint32_t rows_ahead =
       rows > 1 ? static_cast<std::uint32_t>((8 * unit + row_bytes - 1) / std::max<core::Bytes>(1, row_bytes)) : 1;
-  while (g.load_row < rows) {
-    const core::Bytes a = op.addr + static_cast<core::Bytes>(g.load_row) * op.row_stride + g.load_off;
-    core::Bytes piece = std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - g.load_off);
+  while (at.row < rows) {
+    const core::Bytes a = op.addr + static_cast<core::Bytes>(at.row) * op.row_stride + at.off;
+    core::Bytes piece = std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - at.off);
     if (limited) {
       // Line model: nothing returns credits inside this loop and a piece is issued only when it
       // fits, so the room is the loop's first room() less what it issued since.
       const core::Bytes room = block ? credits_.room(s, sm) : line_room;
       if (room < piece) {
         if constexpr (!block) break;
-        const bool last = g.load_row + 1 == rows && g.load_off + piece == row_bytes;
+        const bool last = at.row + 1 == rows && at.off + piece == row_bytes;
         if (dither && !last && credits_.sm_room(sm) >= piece && piece <= credits_.cta_allowance() && room > 0) {
           // Block model, short of the CTA's own allowance: a unit's piece is issued whole (one
           // L2 access, one credit chunk) or not at all. The CTA overdraws its allowance (by
@@ -61,9 +61,9 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, WarpGroup& g, S
     // Host prefetch of the L2 tag sets 8 units ahead in this op's address sequence: further
     // along the row, or in a later row when rows are shorter than that.
     constexpr core::Bytes kAhead = 8;
-    if (row_bytes - g.load_off > kAhead * unit) {
+    if (row_bytes - at.off > kAhead * unit) {
       memory_.prefetch(s.sm, a + kAhead * unit);
-    } else if (g.load_row + rows_ahead < rows) {
+    } else if (at.row + rows_ahead < rows) {
       memory_.prefetch(s.sm, a + static_cast<core::Bytes>(rows_ahead) * op.row_stride);
     }
     const double lsu_from = std::max(now, sm.lsu.free_at());  // when the LSU starts on the piece
@@ -86,11 +86,11 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, WarpGroup& g, S
       done = memory_.read(issue, s.sm, a, static_cast<std::uint32_t>(piece), op.tensor, via_l1);
       chunk_done = std::max(chunk_done, done);
     }
-    g.load_done = std::max(g.load_done, done);
-    g.load_off += piece;
-    if (g.load_off >= row_bytes) {
-      g.load_off = 0;
-      ++g.load_row;
+    at.done = std::max(at.done, done);
+    at.off += piece;
+    if (at.off >= row_bytes) {
+      at.off = 0;
+      ++at.row;
     }
     if (chunk >= credits_.chunk_bytes()) {
       queue_.push(chunk_done, EventKind::kCredit, slot, chunk);
@@ -99,12 +99,12 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, WarpGroup& g, S
     }
   }
   if (chunk > 0) queue_.push(chunk_done, EventKind::kCredit, slot, chunk);
-  if (g.load_row < rows) {
+  if (at.row < rows) {
     // Resume when kResumeLines lines of room are back (or the rest of the load, if less), so
     // that returned credits coalesce instead of splitting into ever smaller chunks. Each term
     // is at least the piece that did not fit and at most the smallest allowance, all of which
     // comes back once this SM's loads in flight complete: the CTA always resumes.
-    const core::Bytes left = static_cast<core::Bytes>(rows - g.load_row) * row_bytes - g.load_off;
+    const core::Bytes left = static_cast<core::Bytes>(rows - at.row) * row_bytes - at.off;
     const core::Bytes need = std::min(credits_.resume_bytes(), left);
     if (!s.waiting_credit) {
       s.credit_need = need;
@@ -194,9 +194,9 @@ double TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, 
 
 template class TileAccess<MemorySystem>;
 template class TileAccess<ScratchpadMemory>;
-template bool TileAccess<MemorySystem>::load_as<LineAccess>(std::uint32_t, CtaSlot&, WarpGroup&, Sm&, double);
-template bool TileAccess<MemorySystem>::load_as<BlockAccess>(std::uint32_t, CtaSlot&, WarpGroup&, Sm&, double);
-template bool TileAccess<ScratchpadMemory>::load_as<LineAccess>(std::uint32_t, CtaSlot&, WarpGroup&, Sm&, double);
-template bool TileAccess<ScratchpadMemory>::load_as<BlockAccess>(std::uint32_t, CtaSlot&, WarpGroup&, Sm&, double);
+template bool TileAccess<MemorySystem>::load_as<LineAccess>(std::uint32_t, CtaSlot&, const core::TileOp&, LoadCursor&, Sm&, double);
+template bool TileAccess<MemorySystem>::load_as<BlockAccess>(std::uint32_t, CtaSlot&, const core::TileOp&, LoadCursor&, Sm&, double);
+template bool TileAccess<ScratchpadMemory>::load_as<LineAccess>(std::uint32_t, CtaSlot&, const core::TileOp&, LoadCursor&, Sm&, double);
+template bool TileAccess<ScratchpadMemory>::load_as<BlockAccess>(std::uint32_t, CtaSlot&, const core::TileOp&, LoadCursor&, Sm&, double);
 
 }  // namespace attnsim::engine

@@ -43,11 +43,11 @@ class TileAccess {
       : memory_(memory), queue_(queue), credits_(credits), l1_for_sync_loads_(l1_for_sync_loads),
         block_(memory.block_model()) {}
 
-  // Issues what the credits allow of warp group g's current load op (g.ops[g.pc]; CTA s in slot
-  // `slot`, on `sm`) from g.load_row / g.load_off on; returns true once all of it is issued, false
-  // when the CTA waits for credits (it is set waiting; a kCredit event resumes it).
-  bool load(std::uint32_t slot, CtaSlot& s, WarpGroup& g, Sm& sm, double now) {
-    return block_ ? load_as<BlockAccess>(slot, s, g, sm, now) : load_as<LineAccess>(slot, s, g, sm, now);
+  // Issues what the credits allow of the load `op` of CTA s (in slot `slot`, on `sm`) from
+  // cursor `at` on, and moves `at`; returns true once all of it is issued, false when the CTA
+  // waits for credits (it is set waiting; a kCredit event resumes it).
+  bool load(std::uint32_t slot, CtaSlot& s, const core::TileOp& op, LoadCursor& at, Sm& sm, double now) {
+    return block_ ? load_as<BlockAccess>(slot, s, op, at, sm, now) : load_as<LineAccess>(slot, s, op, at, sm, now);
   }
   // Issues the store `op` of a CTA on SM `sm_index` (= sm); stores take no credits.
   void store(std::uint32_t sm_index, Sm& sm, const core::TileOp& op, double now);
@@ -60,7 +60,7 @@ class TileAccess {
 
  private:
   template <class Policy>
-  bool load_as(std::uint32_t slot, CtaSlot& s, WarpGroup& g, Sm& sm, double now);
+  bool load_as(std::uint32_t slot, CtaSlot& s, const core::TileOp& op, LoadCursor& at, Sm& sm, double now);
 
   Memory& memory_;
   EventQueue& queue_;
