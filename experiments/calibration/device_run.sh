@@ -8,7 +8,9 @@
 #
 #   experiments/calibration/device_run.sh [--out DIR] [--arch NN]   (default DIR: experiments/calibration/out)
 #
-# Writes DIR/gpu.txt, DIR/microbench.json, DIR/repeat_1.json .. repeat_3.json, DIR/log.txt.
+# Then the cp.async issue test (kernels/cuda/async_copy_issue.cu, a few seconds).
+# Writes DIR/gpu.txt, DIR/microbench.json, DIR/repeat_1.json .. repeat_3.json,
+# DIR/async_copy_issue_1cta.json, DIR/async_copy_issue_per_sm.json, DIR/log.txt.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$root/experiments/calibration/out"
@@ -35,4 +37,10 @@ for i in 1 2 3; do
   "$out/attnsim_cuda_microbench" --skip-chase --skip-copy --stream-points 1:1024,1:4096,1:16384,8:4096 \
     --out "$out/repeat_$i.json"
 done
+# Whether a cp.async holds its warp until the load credits let its lines go (sm.queue_async_copies,
+# docs/accuracy.md "Async copies that do not hold the warp"): one CTA alone, then one per SM.
+nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -o "$out/attnsim_cuda_async_copy_issue" \
+  "$root/kernels/cuda/async_copy_issue.cu"
+"$out/attnsim_cuda_async_copy_issue" --ctas 1 > "$out/async_copy_issue_1cta.json"
+"$out/attnsim_cuda_async_copy_issue" --ctas 0 > "$out/async_copy_issue_per_sm.json"
 echo "done: $out"
