@@ -34,6 +34,9 @@ struct L2Spec {
   // launch's DRAM writes (every stored byte reaches HBM: the closed forms). false: Nsight
   // Compute accounting, which counts only DRAM traffic during the kernel.
   bool count_final_writeback = true;
+  // true: a read that hits a line whose fill from HBM is still on its way returns when the fill
+  // arrives (an MSHR merge); false: at the hit latency (the tags are updated at request time).
+  bool wait_for_pending_fills = false;
   // Granularity at which the engine tracks L2 residency and issues global requests: 0 or
   // line_bytes = the line-level model (default); a larger power of two (up to 64 sectors) = the
   // faster, approximate block model (docs/performance.md gives its measured error).

@@ -33,6 +33,7 @@ MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_
       near_latency_(static_cast<double>(device.l2.near_hit_latency_cycles)),
       far_latency_(static_cast<double>(device.l2.far_hit_latency_cycles)),
       l1_latency_(static_cast<double>(device.sm.l1_hit_latency_cycles)) {
+  if (l2_enabled_ && device.l2.wait_for_pending_fills) pending_.resize(kPendingFills);
   const std::uint32_t parts = l2_.partitions();
   const double l2_bpc = device.gbps_to_bytes_per_cycle(device.l2.bandwidth_gbps) / parts;
   l2_ports_.assign(parts, BandwidthServer(l2_bpc));
@@ -108,25 +109,26 @@ double MemorySystem::read_impl(double t, std::uint32_t sm, core::Bytes addr, std
   switch (o.where) {
     case L2Where::kNearHit:
       ++counters_.l2_near_hits;
-      return back(at_l2 + near_latency_);
+      return back(after_fill(unit, at_l2 + near_latency_));
     case L2Where::kFarHit:
       ++counters_.l2_far_hits;
-      return back(at_l2 + far_latency_);
+      return back(after_fill(unit, at_l2 + far_latency_));
     case L2Where::kMiss:
       break;
   }
   ++counters_.l2_misses;
   const core::Bytes miss_bytes = static_cast<core::Bytes>(o.miss_sectors) * sector_bytes_;
   traffic_.dram[tensor].read += miss_bytes;
-  if (!kCredit || spread <= 0) return dram_transfer(at_l2, unit, o.missing, false, credit_group, credit_at);
+  if (!kCredit || spread <= 0)
+    return note_fill(unit, dram_transfer(at_l2, unit, o.missing, false, credit_group, credit_at));
   // The granules first..last of the unit that [addr, addr + bytes) spans left the SM one after
   // another over `spread`, the last at t: their DRAM requests leave as evenly, the last one at
   // at_l2, granule g of the unit at t0 + g x spacing. (A hit's bytes come back at once.)
   const core::Bytes off = addr - unit * unit_bytes_;
   const core::Bytes first = off / granule_bytes_, last = (off + bytes - 1) / granule_bytes_;
   const double spacing = spread / static_cast<double>(last - first + 1);
-  return dram_transfer(at_l2 - static_cast<double>(last) * spacing, unit, o.missing, false, credit_group, credit_at,
-                       spacing);
+  return note_fill(unit, dram_transfer(at_l2 - static_cast<double>(last) * spacing, unit, o.missing, false,
+                                      credit_group, credit_at, spacing));
 }
 
 double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,

@@ -151,6 +151,22 @@ class MemorySystem {
   std::vector<BandwidthServer> l2_ports_;  // one per partition
   std::vector<L1Cache> l1_;                // one per SM
   double near_latency_, far_latency_, l1_latency_;
+  // l2.wait_for_pending_fills: the arrival of the latest HBM fill of each unit, direct-mapped.
+  struct PendingFill {
+    std::uint64_t unit = ~std::uint64_t{0};
+    double arrival = 0;
+  };
+  static constexpr std::size_t kPendingFills = 65536;
+  std::vector<PendingFill> pending_;
+  double after_fill(std::uint64_t unit, double done) const {
+    if (pending_.empty()) return done;
+    const PendingFill& f = pending_[unit % kPendingFills];
+    return f.unit == unit ? std::max(done, f.arrival) : done;
+  }
+  double note_fill(std::uint64_t unit, double arrival) {
+    if (!pending_.empty()) pending_[unit % kPendingFills] = {unit, arrival};
+    return arrival;
+  }
   MemoryCounters counters_;
   core::LevelTraffic traffic_;
   core::Bytes untimed_dram_ = 0;  // DRAM bytes of warm() accesses
