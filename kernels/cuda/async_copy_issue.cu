@@ -1,6 +1,6 @@
 // Does a cp.async hold its warp until the load credits let its lines go, or does the warp go on
 // while they wait in the load/store path? The question behind attnsim's sm.queue_async_copies
-// (configs/devices/README.md; docs/accuracy.md, "Async copies that do not hold the warp").
+// (configs/devices/README.md; docs/accuracy.md §6).
 //
 //   attnsim_cuda_async_copy_issue [--ctas N] [--device N]     (sm_80 or newer)
 //
