@@ -39,7 +39,7 @@ for i in 1 2 3; do
 done
 # Whether a cp.async holds its warp until the load credits let its lines go (sm.queue_async_copies,
 # docs/accuracy.md §6): one CTA alone, then one per SM.
-nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -o "$out/attnsim_cuda_async_copy_issue" \
+nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_async_copy_issue" \
   "$root/kernels/cuda/async_copy_issue.cu"
 "$out/attnsim_cuda_async_copy_issue" --ctas 1 > "$out/async_copy_issue_1cta.json"
 "$out/attnsim_cuda_async_copy_issue" --ctas 0 > "$out/async_copy_issue_per_sm.json"

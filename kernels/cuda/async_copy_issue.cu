@@ -17,6 +17,8 @@
 // Exit codes: 0 ok, 1 CUDA error, 2 bad arguments. Not run in CI (no GPU).
 #include <cuda_runtime.h>
 
+#include "kernels/cuda/cuda_check.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -26,15 +28,6 @@
 #include <vector>
 
 namespace {
-
-#define CHECK(x)                                                                                    \
-  do {                                                                                              \
-    cudaError_t e_ = (x);                                                                           \
-    if (e_ != cudaSuccess) {                                                                        \
-      std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
-  } while (0)
 
 constexpr int kThreads = 128;
 constexpr int kWarps = kThreads / 32;
@@ -94,9 +87,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  CHECK(cudaSetDevice(device));
+  CUDA_CHECK(cudaSetDevice(device));
   cudaDeviceProp prop{};
-  CHECK(cudaGetDeviceProperties(&prop, device));
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   if (prop.major < 8) {
     std::fprintf(stderr, "attnsim_cuda_async_copy_issue: cp.async needs sm_80 or newer (device is sm_%d%d)\n",
                  prop.major, prop.minor);
@@ -109,16 +102,16 @@ int main(int argc, char** argv) {
   const size_t per_point = static_cast<size_t>(ctas) * kMaxCopies * kThreads;  // int4 per point
   const size_t points = sizeof(copies_list) / sizeof(int) * (sizeof(ffma_list) / sizeof(int)) * kRepeats;
   int4* src = nullptr;
-  CHECK(cudaMalloc(&src, per_point * points * sizeof(int4)));
-  CHECK(cudaMemset(src, 1, per_point * points * sizeof(int4)));
+  CUDA_CHECK(cudaMalloc(&src, per_point * points * sizeof(int4)));
+  CUDA_CHECK(cudaMemset(src, 1, per_point * points * sizeof(int4)));
   long long* times = nullptr;
   float* sink = nullptr;
-  CHECK(cudaMalloc(&times, static_cast<size_t>(ctas) * kWarps * 3 * sizeof(long long)));
-  CHECK(cudaMalloc(&sink, kThreads * sizeof(float)));
+  CUDA_CHECK(cudaMalloc(&times, static_cast<size_t>(ctas) * kWarps * 3 * sizeof(long long)));
+  CUDA_CHECK(cudaMalloc(&sink, kThreads * sizeof(float)));
   const int max_smem = kMaxCopies * kThreads * static_cast<int>(sizeof(int4));
-  CHECK(cudaFuncSetAttribute(copy_then_compute, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
+  CUDA_CHECK(cudaFuncSetAttribute(copy_then_compute, cudaFuncAttributeMaxDynamicSharedMemorySize, max_smem));
   copy_then_compute<<<ctas, kThreads, 16 * kThreads>>>(src, 1, 1, times, sink);  // warm-up (code, clocks)
-  CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaDeviceSynchronize());
   std::printf("{\"device\": \"%s\", \"sm_count\": %d, \"ctas\": %d, \"threads_per_cta\": %d, \"points\": [",
               prop.name, prop.multiProcessorCount, ctas, kThreads);
   size_t used = 0;
@@ -131,9 +124,9 @@ int main(int argc, char** argv) {
         const int4* from = src + per_point * used++;  // addresses no earlier point read: from DRAM
         copy_then_compute<<<ctas, kThreads, std::max(16, copies) * kThreads * static_cast<int>(sizeof(int4))>>>(
             from, copies, ffma, times, sink);
-        CHECK(cudaGetLastError());
-        CHECK(cudaDeviceSynchronize());
-        CHECK(cudaMemcpy(host.data(), times, host.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(host.data(), times, host.size() * sizeof(long long), cudaMemcpyDeviceToHost));
         for (size_t w = 0; w < host.size() / 3; ++w) {
           issue.push_back(host[w * 3]);
           compute.push_back(host[w * 3 + 1]);
@@ -147,8 +140,8 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("\n]}\n");
-  CHECK(cudaFree(src));
-  CHECK(cudaFree(times));
-  CHECK(cudaFree(sink));
+  CUDA_CHECK(cudaFree(src));
+  CUDA_CHECK(cudaFree(times));
+  CUDA_CHECK(cudaFree(sink));
   return 0;
 }

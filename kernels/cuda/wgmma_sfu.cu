@@ -16,6 +16,8 @@
 // Not run in this repository's CI (no GPU): build with nvcc -arch=sm_90a -O3.
 #include <cuda_runtime.h>
 
+#include "kernels/cuda/cuda_check.h"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -23,15 +25,6 @@
 #include <string>
 
 namespace {
-
-#define CHECK(x)                                                                            \
-  do {                                                                                      \
-    cudaError_t e_ = (x);                                                                   \
-    if (e_ != cudaSuccess) {                                                                \
-      std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
 
 constexpr int kModeMma1 = 0, kModeMma2 = 1, kModeEx2 = 2, kModeBoth = 3;
 constexpr int kSmemBytes = 16384;
@@ -129,9 +122,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--iters must be a positive multiple of 8\n");
     return 2;
   }
-  CHECK(cudaSetDevice(device));
+  CUDA_CHECK(cudaSetDevice(device));
   cudaDeviceProp p{};
-  CHECK(cudaGetDeviceProperties(&p, device));
+  CUDA_CHECK(cudaGetDeviceProperties(&p, device));
   if (p.major != 9) {
     std::fprintf(stderr, "needs compute capability 9.x (wgmma), device has %d.%d\n", p.major, p.minor);
     return 1;
@@ -139,25 +132,25 @@ int main(int argc, char** argv) {
   const int ctas = p.multiProcessorCount;
   long long* cycles = nullptr;
   float* sink = nullptr;
-  CHECK(cudaMalloc(&cycles, sizeof(long long) * ctas * 3));
-  CHECK(cudaMalloc(&sink, sizeof(float) * 384));
+  CUDA_CHECK(cudaMalloc(&cycles, sizeof(long long) * ctas * 3));
+  CUDA_CHECK(cudaMalloc(&sink, sizeof(float) * 384));
   const char* names[] = {"mma1", "mma2", "ex2", "both"};
   std::string json = "{\n \"device\": \"" + std::string(p.name) + "\",\n \"sms\": " + std::to_string(ctas) +
                      ",\n \"iters\": " + std::to_string(iters) + ",\n \"modes\": {";
   for (int mode = 0; mode < 4; ++mode) {
     probe<<<ctas, 384>>>(mode, iters, cycles, sink);  // warm-up
-    CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaGetLastError());
     cudaEvent_t e0, e1;
-    CHECK(cudaEventCreate(&e0));
-    CHECK(cudaEventCreate(&e1));
-    CHECK(cudaEventRecord(e0));
+    CUDA_CHECK(cudaEventCreate(&e0));
+    CUDA_CHECK(cudaEventCreate(&e1));
+    CUDA_CHECK(cudaEventRecord(e0));
     probe<<<ctas, 384>>>(mode, iters, cycles, sink);
-    CHECK(cudaEventRecord(e1));
-    CHECK(cudaEventSynchronize(e1));
+    CUDA_CHECK(cudaEventRecord(e1));
+    CUDA_CHECK(cudaEventSynchronize(e1));
     float ms = 0.f;
-    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
     long long host[3 * 1024] = {};
-    CHECK(cudaMemcpy(host, cycles, sizeof(long long) * ctas * 3, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(host, cycles, sizeof(long long) * ctas * 3, cudaMemcpyDeviceToHost));
     long long worst[3] = {0, 0, 0};
     for (int c = 0; c < ctas; ++c)
       for (int g = 0; g < 3; ++g) worst[g] = host[c * 3 + g] > worst[g] ? host[c * 3 + g] : worst[g];
@@ -172,12 +165,12 @@ int main(int argc, char** argv) {
                   mode ? "," : "", names[mode], ms, worst[0], worst[1], worst[2],
                   mma_cycles ? flops / mma_cycles : 0.0, worst[2] ? exps / worst[2] : 0.0);
     json += buf;
-    CHECK(cudaEventDestroy(e0));
-    CHECK(cudaEventDestroy(e1));
+    CUDA_CHECK(cudaEventDestroy(e0));
+    CUDA_CHECK(cudaEventDestroy(e1));
   }
   json += "\n }\n}\n";
   std::fputs(json.c_str(), stdout);
-  CHECK(cudaFree(cycles));
-  CHECK(cudaFree(sink));
+  CUDA_CHECK(cudaFree(cycles));
+  CUDA_CHECK(cudaFree(sink));
   return 0;
 }
