@@ -5,9 +5,8 @@
 namespace attnsim::engine {
 
 template <class Memory>
-void LaunchSimulator<Memory>::queue_copy(std::uint32_t slot, CtaSlot& s, std::uint32_t group, WarpGroup& g,
-                                         const core::TileOp& op, double now) {
-  (void)s;
+void LaunchSimulator<Memory>::queue_copy(std::uint32_t slot, std::uint32_t group, WarpGroup& g, const core::TileOp& op,
+                                         double now) {
   g.queued.push_back({op, g.copies.next()});
   if (g.queued.size() - g.queued_head == 1) issue_copies(slot, group, now);  // none ahead of it: issue now
 }
@@ -46,8 +45,8 @@ void LaunchSimulator<Memory>::issue_copies(std::uint32_t slot, std::uint32_t gro
 }
 
 #define ATTNSIM_COPY_HOOKS(M)                                                                                 \
-  template void LaunchSimulator<M>::queue_copy(std::uint32_t, CtaSlot&, std::uint32_t, WarpGroup&,             \
-                                               const core::TileOp&, double);                                  \
+  template void LaunchSimulator<M>::queue_copy(std::uint32_t, std::uint32_t, WarpGroup&, const core::TileOp&,  \
+                                               double);                                                      \
   template void LaunchSimulator<M>::issue_copies(std::uint32_t, std::uint32_t, double);
 ATTNSIM_COPY_HOOKS(MemorySystem)
 ATTNSIM_COPY_HOOKS(ScratchpadMemory)

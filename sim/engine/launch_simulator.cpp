@@ -256,10 +256,10 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
     case core::OpKind::kLoad: {
       if (queue_copies_ && op.async && !op.bulk) {  // cp.async, sm.queue_async_copies: queued, the group goes on
         stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
-        queue_copy(slot, s, gi, g, op, now);
+        queue_copy(slot, gi, g, op, now);
         break;
       }
-      if (g.copies_queued()) {  // a blocking load waits behind the group's queued copies
+      if (!op.bulk && g.copies_queued()) {  // a blocking load waits behind the group's queued copies
         g.wait_copies = true;
         return -1;
       }

@@ -61,8 +61,7 @@ class LaunchSimulator {
   void retire(std::uint32_t slot, double now);
   // launch_copies.cpp: async copies (cp.async) queued behind a group's earlier ones while the
   // group goes on; their lines are issued as load credits allow.
-  void queue_copy(std::uint32_t slot, CtaSlot& s, std::uint32_t group, WarpGroup& g, const core::TileOp& op,
-                  double now);
+  void queue_copy(std::uint32_t slot, std::uint32_t group, WarpGroup& g, const core::TileOp& op, double now);
   void issue_copies(std::uint32_t slot, std::uint32_t group, double now);
   // launch_sync.cpp: the ops between warp groups (mbarriers, named barriers, multicast delivery).
   // The waiting ones return when the group may go on, or -1 when it blocks (it is resumed,
