@@ -8,9 +8,10 @@
 #
 #   experiments/calibration/device_run.sh [--out DIR] [--arch NN]   (default DIR: experiments/calibration/out)
 #
-# Then the cp.async issue test (kernels/cuda/async_copy_issue.cu, a few seconds).
+# Then the cp.async issue test (kernels/cuda/async_copy_issue.cu) and the mma.sync rate
+# (kernels/cuda/mma_sync_rate.cu), a few seconds each.
 # Writes DIR/gpu.txt, DIR/microbench.json, DIR/repeat_1.json .. repeat_3.json,
-# DIR/async_copy_issue_1cta.json, DIR/async_copy_issue_per_sm.json, DIR/log.txt.
+# DIR/async_copy_issue_1cta.json, DIR/async_copy_issue_per_sm.json, DIR/mma_sync_rate.json, DIR/log.txt.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$root/experiments/calibration/out"
@@ -43,4 +44,8 @@ nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_as
   "$root/kernels/cuda/async_copy_issue.cu"
 "$out/attnsim_cuda_async_copy_issue" --ctas 1 > "$out/async_copy_issue_1cta.json"
 "$out/attnsim_cuda_async_copy_issue" --ctas 0 > "$out/async_copy_issue_per_sm.json"
+# The mma.sync rate of one SM, alone and beside FP32 / MUFU work (sm.mma.mma_sync; docs/accuracy.md §6).
+nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_mma_sync_rate" \
+  "$root/kernels/cuda/mma_sync_rate.cu"
+"$out/attnsim_cuda_mma_sync_rate" > "$out/mma_sync_rate.json"
 echo "done: $out"
