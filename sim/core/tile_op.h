@@ -29,6 +29,12 @@ enum class Tensor : std::uint8_t {
 };
 constexpr std::size_t kNumTensors = static_cast<std::size_t>(Tensor::kCount);
 
+// Tensors whose lines are stored again and again within one launch, so that a CTA's stored bytes
+// are not the DRAM bytes its stores cause: a CTA slot's stack frame (kLocal), and the fp32 dQ
+// accumulator that every key/value block's CTA of a head adds into (kDQAccum, FA-2's atomicAdd
+// and FA-3's bulk reduce-add).
+constexpr bool stored_repeatedly(Tensor t) { return t == Tensor::kLocal || t == Tensor::kDQAccum; }
+
 // Global byte address where tensor `t` starts: every tensor has its own 1 TiB-aligned range.
 constexpr Bytes tensor_base(Tensor t) { return (static_cast<Bytes>(t) + 1) << 40; }
 

@@ -175,10 +175,10 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   for (const KeyAcc& a : s.keys) add_scaled(scratch_, a.delta, 1.0);
   // What a CTA like it adds when skipped whole: its DRAM writes are its stored bytes (its lines
   // never enter the L2; the write-backs a CTA of the first waves causes are not yet those of the
-  // steady state). Local memory is the exception: each slot stores to the same lines again and
-  // again, so its write-backs are those counted.
+  // steady state). Tensors stored again and again (a slot's stack frame, the dQ accumulator all
+  // CTAs of a head add into) are the exception: their write-backs are those counted.
   for (const KeyAcc& a : s.keys)
-    if (a.key % 2 == 1 && a.key / 2 != static_cast<std::uint32_t>(core::Tensor::kLocal))
+    if (a.key % 2 == 1 && !core::stored_repeatedly(static_cast<core::Tensor>(a.key / 2)))
       scratch_[10 + 2 * (a.key / 2) + 1] = a.requested;
   s.shape.flops = s.cta_stats.flops;
   s.shape.lsu_bytes = s.cta_stats.lsu_bytes;

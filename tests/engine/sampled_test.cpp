@@ -1,6 +1,7 @@
 // sim.mode: sampled against full on workloads CI can afford: closed-form bytes exact with the L2
 // off, time and bytes within the error targets with the L2 on, the sampling recorded, the same
 // result twice, launches of several warp groups simulated in full.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -25,9 +26,13 @@ struct Pair {
   core::KernelResult full, sampled;
 };
 
-std::vector<Pair> run_both(const core::DeviceSpec& d, const std::vector<config::Override>& sets) {
+// `only`: simulate only the launches of that name (all when empty).
+std::vector<Pair> run_both(const core::DeviceSpec& d, const std::vector<config::Override>& sets,
+                           const std::string& only = "") {
   const core::Workload w = config::workload_for_kernel("flash2", sets);
-  const core::TileProgram program = kernels::make_program(w, d);
+  core::TileProgram program = kernels::make_program(w, d);
+  if (!only.empty())
+    std::erase_if(program.launches, [&](const std::unique_ptr<core::KernelLaunch>& l) { return l->name() != only; });
   EngineOptions full, sampled;
   sampled.sampled = true;
   const auto a = simulate(d, program, full), b = simulate(d, program, sampled);
@@ -160,6 +165,27 @@ TEST(Sampled, BytesWithinOnePercentWithoutTheFinalWriteBack) {
     EXPECT_GT(p.full.tensors.dram[core::Tensor::kLocal].write, 0u) << "no spill traffic to test";
     EXPECT_LT(metric(p.sampled, "attnsim__sampled_fraction"), 0.5) << p.full.name;
   }
+}
+
+// The backward's fp32 dQ accumulator: every key/value block's CTA of a head adds its dQ rows into
+// the same lines (atomicAdd), so a CTA skipped whole does not write its stored bytes to DRAM; the
+// accumulator's write-backs are those counted (its DRAM writes were 5.7x the full run's before).
+TEST(Sampled, BackwardAccumulatorWritesAreNotItsStoredBytes) {
+  const core::DeviceSpec d = config::load_device("h200");
+  const auto runs = run_both(d, {{"heads", "32"}, {"seq", "4096"}, {"head_dim", "128"}, {"pass", "fwdbwd"}}, "flash2_bwd");
+  ASSERT_EQ(runs.size(), 1u);
+  bool skipped = false;
+  for (const Pair& p : runs) {
+    auto dram = [](const core::KernelResult& r) { return static_cast<double>(r.totals.dram_read + r.totals.dram_write); };
+    EXPECT_LT(rel(dram(p.sampled), dram(p.full)), 0.01) << p.full.name;
+    EXPECT_LT(rel(static_cast<double>(p.sampled.tensors.dram[core::Tensor::kDQAccum].write),
+                  static_cast<double>(p.full.tensors.dram[core::Tensor::kDQAccum].write)),
+              0.01);
+    EXPECT_LT(rel(static_cast<double>(p.sampled.totals.memory.lts_bytes), static_cast<double>(p.full.totals.memory.lts_bytes)),
+              0.01);
+    skipped = p.sampled.totals.ctas_skipped > 0;
+  }
+  EXPECT_TRUE(skipped) << "no flash2_bwd CTA skipped whole: the case tests nothing";
 }
 
 // Waves that alternate: 8 SMs of 2 CTAs make waves of 16 CTAs, and the 32 CTAs of a head
