@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/core/device_spec.h"
+#include "sim/engine/fluid_load.h"
 
 namespace attnsim::engine {
 
@@ -60,12 +61,14 @@ class Hbm {
   // back at the requester: channel queueing + transfer + latency_cycles.
   double read(double t, core::Bytes addr, core::Bytes bytes) {
     bytes_read_ += bytes;
+    if (background_on_) [[unlikely]] return serve(channel_of(addr), t, bytes, cycles_per_byte_ * background_.factor(t)) + latency_;
     return serve(channel_of(addr), t, bytes, cycles_per_byte_) + latency_;
   }
   // A write (write-back or uncached store): occupies the channel, at the write bandwidth, and
   // returns when it is done.
   double write(double t, core::Bytes addr, core::Bytes bytes) {
     bytes_written_ += bytes;
+    if (background_on_) [[unlikely]] return serve(channel_of(addr), t, bytes, write_cycles_per_byte_ * background_.factor(t));
     return serve(channel_of(addr), t, bytes, write_cycles_per_byte_);
   }
   // One read (or write) per `granule_bytes` granule from `base` whose group of
@@ -92,15 +95,20 @@ class Hbm {
            static_cast<double>(bytes_written_) * write_cycles_per_byte_;
   }
   std::uint32_t channels() const { return static_cast<std::uint32_t>(free_.size()); }
-  // Occupies every channel with its share of `bytes` read from `t` on, uncounted (the bandwidth
-  // that skipped work of sampled simulation takes from the timed accesses).
-  // Returns when the last channel is done with it (`t` for no bytes).
-  double occupy(double t, core::Bytes bytes) {
-    if (bytes == 0) return t;
-    const double per = static_cast<double>(bytes) * cycles_per_byte_ / static_cast<double>(free_.size());
-    double done = t;
-    for (double& f : free_) done = std::max(done, f = std::max(t, f) + per);
-    return done;
+  // Sampled simulation: the DRAM bytes of skipped steps load the channels as a fluid
+  // (fluid_load.h), `bytes` spread over [t, t + duration); timed accesses then run at the rate
+  // the fluid leaves them.
+  void enable_background() {
+    if (cycles_per_byte_ <= 0) return;
+    background_ = FluidLoad(static_cast<double>(free_.size()) / cycles_per_byte_);
+    background_on_ = true;
+  }
+  // Returns when the channels could have moved the fluid of [t - duration, t) and the timed
+  // work queued at t (the mean backlog of the channels).
+  double add_background(double t, double duration, core::Bytes bytes) {
+    double queued = 0;
+    for (const double f : free_) queued += std::max(0.0, f - t);
+    return background_.add(t, duration, static_cast<double>(bytes)) + queued / static_cast<double>(free_.size());
   }
 
  private:
@@ -122,7 +130,10 @@ class Hbm {
     return free_[c];
   }
 
+
   std::vector<double> free_;          // per channel: when it is free again
+  FluidLoad background_;              // skipped steps' DRAM bytes (sampled simulation; off otherwise)
+  bool background_on_ = false;
   double cycles_per_byte_ = 0;        // per channel (all channels alike): reads
   double write_cycles_per_byte_ = 0;  // writes (HbmSpec::write_bandwidth_gbps)
   core::Bytes interleave_bytes_;

@@ -16,7 +16,10 @@ void LaunchSimulator<Memory>::init_sampler() {
   sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
     return launch_.emit_group_step(cta, 0, step, ops);
   });
-  if (sampler_.skips_steps()) memory_.set_warm_stride(Sampler::kWarmSetStride);
+  if (sampler_.skips_steps()) {
+    memory_.set_warm_stride(Sampler::kWarmSetStride);
+    memory_.enable_background();
+  }
 }
 
 template <class Memory>
@@ -42,6 +45,9 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
     count_op(op, banks_, st, smem);
   });
   if (start < 0) {
+    // The skipped step's span: its measured mean, or what the previous skipped step took where
+    // the bandwidth stretched it.
+    const double span = std::max(now + sampler_.pending(slot) - begin, sampler_.last_span(slot));
     // Skipped: its counts are taken. Its async-copy groups are committed and waited for as the
     // step would have, each done the CTA's mean group latency after the step's start, so the
     // steps simulated after the skip find the pipeline full, as in the steady state. Its async-MMA
@@ -54,7 +60,7 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
         // Functional warming: its accesses pass the caches untimed, so the L2 holds what it
         // would and the step's memory counts are counted, not extrapolated.
         sampler_.before_access(memory_count());
-        served = std::max(served, access_.warm(slots_[slot].sm, op, begin));
+        served = std::max(served, access_.warm(slots_[slot].sm, op, begin, span));
         sampler_.after_access(slot, op, memory_count(), true);
       }
       if (op.kind == core::OpKind::kLoad && op.async) loads = true;
@@ -72,6 +78,7 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
     // A step cannot end before the memory system has moved its bytes (skipped steps that
     // oversubscribe the bandwidth slow down as timed ones would).
     const double until = std::max(now + sampler_.take_pending(slot), served);
+    sampler_.set_last_span(slot, until - begin);
     return sampled_sleep(slot, until, now);
   }
   return sampled_sleep(slot, start, now);  // after skipped steps the CTA sleeps through them

@@ -37,6 +37,7 @@ MemorySystem::MemorySystem(const core::DeviceSpec& device, core::Bytes l1_bytes_
   const std::uint32_t parts = l2_.partitions();
   const double l2_bpc = device.gbps_to_bytes_per_cycle(device.l2.bandwidth_gbps) / parts;
   l2_ports_.assign(parts, BandwidthServer(l2_bpc));
+  l2_bytes_per_cycle_ = l2_bpc * parts;
   // With the L2 off every global access reaches HBM: the L1 is bypassed too.
   const bool l1_on = l2_enabled_ && device.sm.l1_caches_global_loads && l1_bytes_per_sm > 0;
   l1_.assign(device.sm.count,
@@ -151,7 +152,9 @@ inline MemorySystem::L2Request MemorySystem::l2_request(double t, std::uint32_t 
   const std::uint32_t near = near_partition(sm);
   const L2Outcome o = l2_.access(unit, mask, write, near, static_cast<std::uint8_t>(tensor));
   const core::Bytes sector_total = count_l2(o, sectors, near, tensor, write);
-  const double at_l2 = l2_ports_[o.partition].serve(t, static_cast<double>(sector_total));
+  auto amount = static_cast<double>(sector_total);
+  if (l2_background_on_) [[unlikely]] amount *= l2_background_.factor(t);  // sampled: skipped steps' bytes
+  const double at_l2 = l2_ports_[o.partition].serve(t, amount);
   write_back(at_l2, o.writeback[0]);
   write_back(at_l2, o.writeback[1]);
   return {o, at_l2};
@@ -230,13 +233,20 @@ MemorySystem::WarmMark MemorySystem::warm_mark(core::Tensor tensor) const {
   return {counters_, traffic_.lts[tensor].read, traffic_.dram[tensor].read, traffic_.l1[tensor].read, untimed_dram_};
 }
 
-double MemorySystem::occupy(double t, const WarmMark& m) {
+void MemorySystem::enable_background() {
+  if (!l2_enabled_) return;
+  hbm_.enable_background();
+  l2_background_ = FluidLoad(l2_bytes_per_cycle_);
+  l2_background_on_ = l2_background_.enabled();
+}
+
+double MemorySystem::occupy(double t, double duration, const WarmMark& m) {
   if (!l2_enabled_) return t;
-  double done = hbm_.occupy(t, untimed_dram_ - m.untimed);
-  const double l2 = static_cast<double>(counters_.l2_request_bytes - m.c.l2_request_bytes) / static_cast<double>(l2_ports_.size());
-  if (l2 > 0)
-    for (BandwidthServer& p : l2_ports_) done = std::max(done, p.serve(t, l2));
-  return done;
+  const double dram = hbm_.add_background(t, duration, untimed_dram_ - m.untimed);
+  const auto l2 = static_cast<double>(counters_.l2_request_bytes - m.c.l2_request_bytes);
+  double queued = 0;  // timed work still queued at the ports
+  for (const BandwidthServer& p : l2_ports_) queued += std::max(0.0, p.free_at() - t);
+  return std::max(dram, l2_background_.add(t, duration, l2) + queued / static_cast<double>(l2_ports_.size()));
 }
 
 void MemorySystem::warm_scale(const WarmMark& m, core::Tensor tensor, double f) {

@@ -73,10 +73,12 @@ class MemorySystem {
     core::Bytes lts, dram, l1, untimed;
   };
   WarmMark warm_mark(core::Tensor tensor) const;
-  // The HBM channels and L2 ports are busy from `t` with what was warmed since `m` (its DRAM
-  // and L2 bytes, spread evenly): skipped work takes its share of the bandwidth.
-  // Returns when they are done with it.
-  double occupy(double t, const WarmMark& m);
+  // Sampled simulation: what was warmed since `m` (its DRAM and L2 bytes) loads the HBM channels
+  // and L2 ports evenly over [t, t + duration), a skipped step's expected span, as a fluid that
+  // timed accesses see as a lower rate (fluid_load.h; enable_background() first). Returns when
+  // they could have moved the fluid of that window: skipped work takes its share of the bandwidth.
+  void enable_background();
+  double occupy(double t, double duration, const WarmMark& m);
   void warm_scale(const WarmMark& m, core::Tensor tensor, double f);
 
   bool l2_enabled() const { return l2_enabled_; }
@@ -149,6 +151,9 @@ class MemorySystem {
   Hbm hbm_;
   L2Cache l2_;
   std::vector<BandwidthServer> l2_ports_;  // one per partition
+  FluidLoad l2_background_;                // skipped steps' L2 bytes (sampled simulation)
+  double l2_bytes_per_cycle_ = 0;          // all partitions together
+  bool l2_background_on_ = false;
   std::vector<L1Cache> l1_;                // one per SM
   double near_latency_, far_latency_, l1_latency_;
   // l2.wait_for_pending_fills: the arrival of the latest HBM fill of each unit, direct-mapped.

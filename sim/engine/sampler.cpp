@@ -184,9 +184,18 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   s.shape.lsu_bytes = s.cta_stats.lsu_bytes;
   s.shape.wavefronts = s.cta_stats.wavefronts;
   if (s.warm) {
-    // Simulated to rebuild the L2 state: its counts are replaced by the reference CTA's.
-    for (const KeyAcc& a : s.keys) add_scaled(ext_, a.delta, -1.0);
-    for (std::size_t i = 0; i < kVec; ++i) ext_[i] += ref_.mem[i];
+    // Simulated to rebuild the L2 state: its counts are replaced by the reference CTA's, except
+    // the DRAM writes of tensors stored once (and the write-back count): what it stores stays in
+    // the L2 and reaches DRAM as counted, later, as in a full run (the reference's stored bytes
+    // would count its lines twice), and the lines it evicts are written back once, as counted.
+    std::fill(scratch_.begin(), scratch_.end(), 0.0);
+    for (const KeyAcc& a : s.keys) add_scaled(scratch_, a.delta, -1.0);
+    for (std::size_t i = 0; i < kVec; ++i) {
+      const std::size_t t = (i - 10) / 2;
+      const bool own = i == 9 || (i >= 10 && t < core::kNumTensors && i % 2 == 1 &&
+                                  !core::stored_repeatedly(static_cast<core::Tensor>(t)));
+      if (!own) ext_[i] += scratch_[i] + ref_.mem[i];
+    }
     return;
   }
   wave_done(s.cta, s, duration, scratch_);

@@ -102,6 +102,9 @@ class Sampler {
     const Slot& s = slots_[slot];
     return s.groups ? s.group_latency / static_cast<double>(s.groups) : 0.0;
   }
+  // How long the CTA's last skipped step took (0 after a simulated step).
+  double last_span(std::uint32_t slot) const { return slots_[slot].last_span; }
+  void set_last_span(std::uint32_t slot, double span) { slots_[slot].last_span = span; }
   // When the skipped steps so far end (the CTA sleeps until then).
   double pending(std::uint32_t slot) const { return slots_[slot].pending; }
   // Returns the pending sleep and clears it (the caller sleeps it now).
@@ -144,7 +147,7 @@ class Sampler {
     std::uint64_t run_pos = 0;      // step index inside the run of equal shapes
     std::uint64_t since_skip = 0;   // simulated steps since the last skip (kLeadSteps unmeasured)
     bool have_sig = false, measure = false, skipped_any = false;
-    double cta_start = 0, step_start = 0, pending = 0;
+    double cta_start = 0, step_start = 0, pending = 0, last_span = 0;
     double group_latency = 0;  // summed over `groups` committed groups with loads
     std::uint64_t groups = 0;
     double n = 0, sum = 0, sumsq = 0;  // measured step times of the run
@@ -254,6 +257,7 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
   for (const core::TileOp& op : ops) counts(op, s.cta_stats, s.cta_smem);
   const double start = now + s.pending;
   s.pending = 0;
+  s.last_span = 0;
   s.step_start = start;
   s.measure = s.run_pos >= kWarmSteps / 2 && s.since_skip >= kLeadSteps;  // past the ramp-up
   ++s.since_skip;
@@ -298,7 +302,7 @@ double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emi
   s.run_pos = 0;
   s.since_skip = kLeadSteps;
   s.cta_start = s.step_start = now;
-  s.pending = 0;
+  s.pending = s.last_span = 0;
   s.n = s.sum = s.sumsq = 0;
   s.step_counted = false;
   s.keys.clear();

@@ -63,7 +63,8 @@ class ScratchpadMemory {
   struct WarmMark {};
   WarmMark warm_mark(core::Tensor) const { return {}; }
   void warm_scale(const WarmMark&, core::Tensor, double) {}
-  double occupy(double t, const WarmMark&) { return t; }
+  void enable_background() {}
+  double occupy(double t, double, const WarmMark&) { return t; }
 
   bool l2_enabled() const { return false; }
   core::Bytes line_bytes() const { return line_bytes_; }

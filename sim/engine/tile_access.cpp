@@ -135,7 +135,7 @@ void TileAccess<Memory>::store(std::uint32_t sm_index, Sm& sm, const core::TileO
 }
 
 template <class Memory>
-double TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, double now) {
+double TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, double now, double duration) {
   const bool write = op.kind == core::OpKind::kStore;
   const bool via_l1 = !write && l1_for_sync_loads_ && !op.async;
   const bool merge = memory_.block_model() && op.row_stride == op.row_bytes;
@@ -159,7 +159,7 @@ double TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, 
   auto warm_piece = [&](core::Bytes a, std::uint32_t piece) { memory_.warm(sm_index, a, piece, op.tensor, write, via_l1); };
   if (!sample) {
     each_piece(warm_piece);
-    return memory_.occupy(now, mark);
+    return memory_.occupy(now, duration, mark);
   }
   constexpr std::size_t kPlans = 4096;
   if (plans_.empty()) plans_.resize(kPlans);
@@ -189,7 +189,7 @@ double TileAccess<Memory>::warm(std::uint32_t sm_index, const core::TileOp& op, 
     if (plan.warmed < plan.all)
       memory_.warm_scale(mark, op.tensor, static_cast<double>(plan.all) / static_cast<double>(plan.warmed));
   }
-  return memory_.occupy(now, mark);
+  return memory_.occupy(now, duration, mark);
 }
 
 template class TileAccess<MemorySystem>;

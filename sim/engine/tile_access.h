@@ -54,9 +54,9 @@ class TileAccess {
   // Functional warming (sim.mode: sampled): the load or store `op` of a skipped step, by SM
   // `sm_index`, passes the caches piece by piece as load/store would issue it (Memory::warm:
   // the state and counts, no time, no credits).
-  // From `now` the HBM channels and L2 ports carry its bytes (Memory::occupy); returns when they
-  // are done with them.
-  double warm(std::uint32_t sm_index, const core::TileOp& op, double now);
+  // Over [now, now + duration), the skipped step's span, the HBM channels and L2 ports carry its
+  // bytes as a fluid (Memory::occupy); returns when they could have moved them.
+  double warm(std::uint32_t sm_index, const core::TileOp& op, double now, double duration);
 
  private:
   template <class Policy>

@@ -1,8 +1,10 @@
-// Components alone: event queue, bandwidth server, HBM channels, L2 tag store, bank conflicts.
+// Components alone: event queue, bandwidth server, HBM channels, L2 tag store, bank conflicts,
+// the fluid load of sampled simulation.
 #include <gtest/gtest.h>
 
 #include "sim/engine/bandwidth_server.h"
 #include "sim/engine/event_queue.h"
+#include "sim/engine/fluid_load.h"
 #include "sim/engine/hbm.h"
 #include "sim/engine/l2_cache.h"
 #include "sim/engine/shared_memory_banks.h"
@@ -19,6 +21,34 @@ TEST(EventQueue, PopsInTimeOrderAndBreaksTiesByInsertion) {
   std::vector<std::uint32_t> order;
   while (!q.empty()) order.push_back(q.pop().slot);
   EXPECT_EQ(order, (std::vector<std::uint32_t>{2, 4, 1, 3}));
+}
+
+// A skipped step's bytes spread over its span: a timed access there runs at the rate the fluid
+// leaves (half the capacity: twice as long), not behind a queue of the whole step's bytes.
+TEST(FluidLoad, TimedAccessesSeeTheFluidsShareOfTheCapacity) {
+  FluidLoad f(10.0);                            // 10 bytes per cycle
+  EXPECT_DOUBLE_EQ(f.factor(1000), 1.0);        // nothing there
+  EXPECT_DOUBLE_EQ(f.add(0, 4096, 20480), 0);   // 5 B/cycle over [0, 4096); nothing carried before
+  EXPECT_DOUBLE_EQ(f.factor(1000), 2.0);        // half the capacity left
+  EXPECT_DOUBLE_EQ(f.factor(5000), 1.0);        // after the span
+  f.add(0, 4096, 81920);                        // 25 B/cycle more: oversubscribed, capped at 90 %
+  EXPECT_DOUBLE_EQ(f.factor(1000), 10.0);
+}
+
+// A step lasts at least as long as the level needed for the fluid it carried over the span
+// before (complete when the step starts): skipped steps that together ask for more than the
+// capacity slow down, however many CTAs skip at once.
+TEST(FluidLoad, AStepAfterAnOversubscribedSpanTakesWhatTheLevelNeeded) {
+  FluidLoad f(10.0);
+  f.add(0, 1024, 5120);                                   // 5 B/cycle over [0, 1024)
+  EXPECT_DOUBLE_EQ(f.add(1024, 1024, 5120), 1024 + 512);  // the span before carried 5120 B: 512 cycles
+  f.add(1024, 1024, 25600);                               // [1024, 2048) now carries 30720 B
+  EXPECT_DOUBLE_EQ(f.add(2048, 1024, 1), 2048 + 3072);    // 30720 B at 10 B/cycle
+  EXPECT_DOUBLE_EQ(f.add(2048, 512, 1), 2048 + 1536);     // half that span: half its bytes
+  FluidLoad off;
+  EXPECT_FALSE(off.enabled());
+  EXPECT_DOUBLE_EQ(off.add(7, 100, 1e6), 7);
+  EXPECT_DOUBLE_EQ(off.factor(7), 1.0);
 }
 
 TEST(BandwidthServer, QueuesRequestsThatArriveWhileBusy) {
