@@ -26,17 +26,21 @@ constexpr core::Bytes kCublasEpilogueSmem = 16580;   // measured 213188 B minus 
 // per 1024-thread CTA holding the row in registers; longer rows -> cunn_SoftMaxForwardSmem,
 // the row staged in shared memory (cols x bytes + 128 B of reduction scratch).
 // The forward kernels are bound by instruction issue, not by HBM: full-precision expf and IEEE
-// division (PyTorch builds without fast math) make a value cost 41 SASS instructions in the warp
-// kernel and 68 in the register block kernel, which computes exp(x - max) twice and moves one
-// value per load / store; the shared-memory kernel also computes it twice but moves 16-byte
-// vectors of 8 values in all three passes (LoadT / StoreT in cunn_SoftMaxForwardSmem): 40
-// (experiments/h200_validation/softmax_sass: kernels of the same structure compiled for sm_90;
-// the smem analog compiles to the 32 registers kernels.csv measured).
+// division (PyTorch builds without fast math) make a value cost 36 executed SASS instructions in
+// the warp kernel and 62 in the register block kernel, which computes exp(x - max) twice and
+// moves one value per load / store; the shared-memory kernel also computes it twice but moves
+// 16-byte vectors of 8 values in all three passes (LoadT / StoreT in cunn_SoftMaxForwardSmem):
+// 37. A row also costs each of its threads 32 (warp, Reg) or 64 (Smem) instructions that do not
+// grow with it (index set-up, the reductions). Counted in kernels of the same structure compiled
+// for sm_90 (experiments/h200_validation/softmax_sass/dynamic.py: what a warp executes, without
+// the division's slow path and the block reductions' warp-0 stage; the smem analog compiles to
+// the 32 registers kernels.csv measured).
 struct RowKernelShape {
   std::uint64_t rows_per_cta = 4;
   std::uint32_t threads = 128, regs = 48;
   core::Bytes smem = 0;
-  std::uint64_t instructions_per_value = 41;  // forward softmax, per value of the row
+  std::uint64_t instructions_per_value = 36;  // forward softmax, per value of the row
+  std::uint64_t instructions_per_row_thread = 32;  // per row, for each of the row's threads
   // Of those, the SFU's (MUFU): MUFU.EX2 of each expf and MUFU.RCP of each IEEE division; the
   // block kernels compute exp twice (CUDA C++ Programming Guide, cc 9.0: 16 per SM per cycle).
   std::uint64_t mufu_per_value = 2;
@@ -53,13 +57,14 @@ RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
   k.smem = 128;  // one float per warp for the block reductions
   if (cols <= 8192) {
     k.regs = cols <= 4096 ? 30 : 37;  // kernels.csv: 30 (N=4096), 37 (N=8192)
-    k.instructions_per_value = 68;
+    k.instructions_per_value = 62;
     k.mufu_per_value = 3;
     return k;
   }
   k.regs = 32;  // kernels.csv: 32 (N=16384, 32896 B dynamic shared memory)
   k.smem = cols * value_bytes + 128;
-  k.instructions_per_value = 40;
+  k.instructions_per_value = 37;
+  k.instructions_per_row_thread = 64;
   k.mufu_per_value = 3;
   return k;
 }
@@ -95,7 +100,9 @@ class RowwiseLaunch : public core::KernelLaunch {
         out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
       if (gpu_ && reads_.size() == 1) {  // forward on a GPU: issue-bound (RowKernelShape)
         // kExp takes its own issue slots: the rest of the instructions go through kIssue.
-        out.push_back(TensorLayout::count_op(OpKind::kIssue, (k_.instructions_per_value - k_.mufu_per_value) * cols));
+        const std::uint64_t threads_per_row = k_.threads / k_.rows_per_cta;
+        out.push_back(TensorLayout::count_op(
+            OpKind::kIssue, (k_.instructions_per_value - k_.mufu_per_value) * cols + k_.instructions_per_row_thread * threads_per_row));
         out.push_back(TensorLayout::count_op(OpKind::kExp, k_.mufu_per_value * cols));
       } else {
         out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));

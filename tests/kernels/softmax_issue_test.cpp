@@ -41,16 +41,19 @@ std::uint64_t issued(const core::KernelLaunch& l) { return counted(l, core::OpKi
 
 TEST(SoftmaxIssue, InstructionsPerValueFollowPyTorchsKernelChoice) {
   const core::DeviceSpec dev = config::load_device("h200");
-  // per_value: all instructions; mufu: of those, MUFU.EX2 (once per expf, twice in the block
-  // kernels) and MUFU.RCP (the division), emitted as kExp, the rest as kIssue.
+  // per_value: all instructions a warp executes per value; mufu: of those, MUFU.EX2 (once per
+  // expf, twice in the block kernels) and MUFU.RCP (the division), emitted as kExp, the rest as
+  // kIssue; per_row: per row and thread of the row (32 threads per row in the warp kernel, 1024
+  // in the block kernels).
   struct Case {
-    std::uint64_t seq, rows_per_cta, per_value, mufu;
+    std::uint64_t seq, rows_per_cta, per_value, mufu, per_row, row_threads;
   };
-  for (const Case c : {Case{1024, 4, 41, 2}, Case{2048, 4, 41, 2}, Case{4096, 1, 68, 3}, Case{8192, 1, 68, 3},
-                       Case{16384, 1, 40, 3}}) {
+  for (const Case c : {Case{1024, 4, 36, 2, 32, 32}, Case{2048, 4, 36, 2, 32, 32}, Case{4096, 1, 62, 3, 32, 1024},
+                       Case{8192, 1, 62, 3, 32, 1024}, Case{16384, 1, 37, 3, 64, 1024}}) {
     const core::TileProgram p = make_program(standard(c.seq), dev);
     ASSERT_EQ(p.launches.at(1)->name(), "standard_softmax");
-    EXPECT_EQ(issued(*p.launches[1]), c.rows_per_cta * c.seq * (c.per_value - c.mufu)) << "seq_kv " << c.seq;
+    EXPECT_EQ(issued(*p.launches[1]), c.rows_per_cta * (c.seq * (c.per_value - c.mufu) + c.per_row * c.row_threads))
+        << "seq_kv " << c.seq;
     EXPECT_EQ(counted(*p.launches[1], core::OpKind::kExp), c.rows_per_cta * c.seq * c.mufu) << "seq_kv " << c.seq;
     EXPECT_EQ(issued(*p.launches[0]), 0u);  // the GEMMs are not issue-bound in the model
   }

@@ -2,7 +2,9 @@
 # SASS instructions per value of the softmax analogs (softmax_analogs.cu): compiles them for sm_90
 # with nvcc (no GPU needed) and reads each kernel's .text size from the cubin (16 bytes per sm_90
 # instruction); the difference between two unrolled sizes of a kernel, divided by the extra values
-# per thread, is the code one more value costs. Usage: count.sh [nvcc]
+# per thread, is the code one more value costs. Then dynamic.py: the instructions a warp executes
+# (without the division's slow path and the warp-0 stage of block reductions), per value and per
+# row and thread, the counts kernels/standard.cpp uses. Usage: count.sh [nvcc]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 nvcc="${1:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
@@ -23,3 +25,5 @@ per row_softmax_warp 32 64
 per row_softmax_reg 4 8
 per row_softmax_smem 16 32
 grep -E "registers" "$tmp/ptxas.txt" | sed 's/^/  ptxas: /'
+echo "executed by a warp of a full row:"
+/usr/bin/python3 "$here/dynamic.py" "$tmp/a.cubin" | sed 's/^/  /'
