@@ -24,8 +24,7 @@ Hbm::Hbm(const core::HbmSpec& spec, double clock_ghz)
 double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32_t per, core::Bytes granule,
                      core::Bytes sector, bool write, std::uint32_t group, double* credit_at, double spacing) {
   const std::uint64_t gmask = per >= 64 ? ~0ull : (1ull << per) - 1;
-  double cycles_per_byte = write ? write_cycles_per_byte_ : cycles_per_byte_;
-  if (background_on_) [[unlikely]] cycles_per_byte *= background_.factor(t);
+  const double cycles_per_byte = rate_at(t, write ? write_cycles_per_byte_ : cycles_per_byte_);
   double done = t;
   core::Bytes moved = 0;
   double group_last = t, weighted = 0;  // credit_at: the open group's last completion, sum of bytes x last

@@ -61,15 +61,13 @@ class Hbm {
   // back at the requester: channel queueing + transfer + latency_cycles.
   double read(double t, core::Bytes addr, core::Bytes bytes) {
     bytes_read_ += bytes;
-    if (background_on_) [[unlikely]] return serve(channel_of(addr), t, bytes, cycles_per_byte_ * background_.factor(t)) + latency_;
-    return serve(channel_of(addr), t, bytes, cycles_per_byte_) + latency_;
+    return serve(channel_of(addr), t, bytes, rate_at(t, cycles_per_byte_)) + latency_;
   }
   // A write (write-back or uncached store): occupies the channel, at the write bandwidth, and
   // returns when it is done.
   double write(double t, core::Bytes addr, core::Bytes bytes) {
     bytes_written_ += bytes;
-    if (background_on_) [[unlikely]] return serve(channel_of(addr), t, bytes, write_cycles_per_byte_ * background_.factor(t));
-    return serve(channel_of(addr), t, bytes, write_cycles_per_byte_);
+    return serve(channel_of(addr), t, bytes, rate_at(t, write_cycles_per_byte_));
   }
   // One read (or write) per `granule_bytes` granule from `base` whose group of
   // `sectors_per_granule` bits in `mask` is not empty, of its sectors' bytes, granule g (counted
@@ -130,6 +128,12 @@ class Hbm {
     return free_[c];
   }
 
+
+  // Cycles per byte at `t`: `cycles_per_byte`, longer where skipped steps' fluid takes its share.
+  double rate_at(double t, double cycles_per_byte) const {
+    if (background_on_) [[unlikely]] return cycles_per_byte * background_.factor(t);
+    return cycles_per_byte;
+  }
 
   std::vector<double> free_;          // per channel: when it is free again
   FluidLoad background_;              // skipped steps' DRAM bytes (sampled simulation; off otherwise)
