@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Compares sim.mode: sampled against full: runs `attnsim run ... --json` in both modes on each
 workload (one per line of `attnsim run` arguments; # starts a comment) and prints per workload the
-relative error of kernel time, DRAM bytes and L2 bytes, the sampled fraction, the estimated error
-and the CPU seconds (user + sys of the child) of each mode, then the medians and worst cases.
+relative error of the run's time, DRAM bytes and L2 bytes, the largest time error of one of its
+kernels (launches; errors of a run's kernels can cancel in its total), the sampled fraction, the
+estimated error and the CPU seconds (user + sys of the child) of each mode, then the medians and
+worst cases.
 
 Usage: scripts/sampled_vs_full.py [--binary build/attnsim] [--json OUT] [--reuse-full PREV.json] LIST...
 --reuse-full: take the full runs' metrics and CPU seconds of workloads found in an earlier --json
@@ -25,7 +27,8 @@ def run(binary, args, mode):
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if p.returncode != 0:
         raise RuntimeError(f"{mode}: rc={p.returncode}: {p.stderr.strip().splitlines()[:1]}")
-    return json.loads(p.stdout)["metrics"], cpu
+    out = json.loads(p.stdout)
+    return out["metrics"], [k["metrics"]["gpu__time_duration.sum"] for k in out["kernels"]], cpu
 
 
 def rel(a, b):
@@ -51,23 +54,28 @@ def main():
         with open(a.reuse_full) as f:
             reuse = {r["workload"]: r for r in json.load(f)}
     rows, failed = [], 0
-    print(f"{'time err %':>10} {'DRAM err %':>10} {'L2 err %':>9} {'sampled %':>9} {'est. %':>7} {'full s':>7} {'samp s':>7} {'speed-up':>8}  workload")
+    print(f"{'time err %':>10} {'kernel %':>10} {'DRAM err %':>10} {'L2 err %':>9} {'sampled %':>9} {'est. %':>7} {'full s':>7} {'samp s':>7} {'speed-up':>8}  workload")
     for line in lines:
         args = shlex.split(line)
         try:
             if line in reuse:
                 full, cpu_f = dict(reuse[line]["full"]), reuse[line]["cpu_full_s"]
+                kern_f = reuse[line].get("kernel_times_full")  # absent in files written before it
             else:
-                full, cpu_f = run(a.binary, args, "full")
-            samp, cpu_s = run(a.binary, args, "sampled")
+                full, kern_f, cpu_f = run(a.binary, args, "full")
+            samp, kern_s, cpu_s = run(a.binary, args, "sampled")
         except RuntimeError as e:
             print(f"FAILED {e}: {line}")
             failed += 1
             continue
         dram = lambda m: m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+        kern = [rel(x, y) for x, y in zip(kern_s, kern_f)] if kern_f and len(kern_f) == len(kern_s) else []
         r = {
             "workload": line,
             "time_err": rel(samp["gpu__time_duration.sum"], full["gpu__time_duration.sum"]),
+            "kernel_time_errs": kern,
+            "kernel_times_full": kern_f,
+            "kernel_times_sampled": kern_s,
             "dram_err": rel(dram(samp), dram(full)),
             "l2_err": rel(samp["lts__t_bytes.sum"], full["lts__t_bytes.sum"]),
             "sampled_fraction": samp.get("attnsim__sampled_fraction", 1.0),
@@ -80,7 +88,8 @@ def main():
                                              "lts__t_bytes.sum") if k in samp},
         }
         rows.append(r)
-        print(f"{100 * r['time_err']:10.3f} {100 * r['dram_err']:10.3f} {100 * r['l2_err']:9.3f} "
+        worst_kern = f"{100 * max(kern, key=abs):10.3f}" if kern else f"{'-':>10}"
+        print(f"{100 * r['time_err']:10.3f} {worst_kern} {100 * r['dram_err']:10.3f} {100 * r['l2_err']:9.3f} "
               f"{100 * r['sampled_fraction']:9.2f} {r['estimated_err_pct']:7.2f} {cpu_f:7.2f} {cpu_s:7.2f} "
               f"{cpu_f / max(cpu_s, 1e-9):8.1f}  {line}", flush=True)
     if rows:
@@ -90,6 +99,10 @@ def main():
         print(f"{len(rows)} workloads: |time err| median {100 * statistics.median(t):.3f} %, worst {100 * max(t):.3f} %; "
               f"|DRAM err| worst {100 * max(d):.3f} %; |L2 err| worst {100 * max(l2):.3f} %; "
               f"CPU full {sum(r['cpu_full_s'] for r in rows):.1f} s, sampled {sum(r['cpu_sampled_s'] for r in rows):.1f} s")
+        k = [abs(e) for r in rows for e in r["kernel_time_errs"]]
+        if k:
+            print(f"{len(k)} kernels of {sum(1 for r in rows if r['kernel_time_errs'])} workloads: |time err| median "
+                  f"{100 * statistics.median(k):.3f} %, worst {100 * max(k):.3f} %")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
