@@ -7,11 +7,13 @@ template <class Memory>
 void LaunchSimulator<Memory>::init_sampler() {
   sampler_ = Sampler(static_cast<std::uint32_t>(slots_.size()), scheduler_.num_ctas(),
                      !memory_.l2_enabled() || device_.l2.count_final_writeback);
-  // A launch that times its blocking loads one by one (pointer_chase) is simulated in full.
-  if (record_blocking_) return sampler_.disable();
-  // So is a launch of warp-specialized CTAs (several warp groups), of clusters or with mbarriers:
-  // a skipped step would leave the other groups' and CTAs' barrier phases behind.
-  if (groups_.size() != 1 || shape_.cluster_size > 1 || !mbar_counts_.empty()) return sampler_.disable();
+  // A launch that times its blocking loads one by one (pointer_chase) is simulated in full. So is
+  // a launch of clusters: a CTA skipped whole would leave its cluster's multicast loads and
+  // barriers behind.
+  if (record_blocking_ || shape_.cluster_size > 1) return sampler_.disable();
+  // Warp-specialized CTAs (several warp groups) or mbarriers: a skipped step would leave the other
+  // groups' barrier phases behind, so only whole CTAs are skipped.
+  if (groups_.size() != 1 || !mbar_counts_.empty()) return sampler_.whole_ctas_only();
   sample_steps_ = true;  // the sampler's per-step state is the slot's group 0
   sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
     return launch_.emit_group_step(cta, 0, step, ops);
@@ -28,6 +30,13 @@ bool LaunchSimulator<Memory>::sampled_dispatch(std::uint32_t slot, double now) {
   const double held = sampler_.start_cta(slot, cta, now, [this, cta](std::uint64_t step, std::vector<core::TileOp>& ops) {
     return launch_.emit_group_step(cta, 0, step, ops);
   });
+  if (held <= 0 && sampler_.describes_ctas())
+    sampler_.describe_cta(
+        slot, static_cast<std::uint32_t>(groups_.size()),
+        [this, cta](std::uint32_t g, std::uint64_t step, std::vector<core::TileOp>& ops) {
+          return launch_.emit_group_step(cta, g, step, ops);
+        },
+        [this](const core::TileOp& op, LaunchStats& st, core::TensorTraffic& smem) { count_op(op, banks_, st, smem); });
   return held > 0 && sampled_sleep(slot, now + held, now);
 }
 

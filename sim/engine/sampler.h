@@ -74,6 +74,19 @@ class Sampler {
   void probe(std::uint64_t ctas, Emit&& emit);
   static constexpr std::uint32_t kProbes = 16;
   bool skips_steps() const { return skip_steps_; }
+  // Warp-specialized CTAs (several warp groups, mbarriers): no step is skipped (a skipped step of
+  // one group would leave the other groups' barrier phases behind), whole CTAs are; the CTAs'
+  // op-stream shapes and counts come from describe_cta.
+  void whole_ctas_only() {
+    skip_steps_ = false;
+    describe_ = true;
+  }
+  bool describes_ctas() const { return describe_; }
+  // The op-stream shape and counts of the CTA in `slot`, from all its groups' ops (`emit(group,
+  // step, ops)`), as the step hooks would have collected them (group 0 gives the step count and
+  // signatures); `counts` as in on_step.
+  template <class Emit, class Counts>
+  void describe_cta(std::uint32_t slot, std::uint32_t groups, Emit&& emit, Counts&& counts);
   // Simulates everything (steps and CTAs), still recording the mode and fraction.
   void disable() {
     skip_steps_ = false;
@@ -93,7 +106,9 @@ class Sampler {
   // whole op is issued (its requested bytes count once).
   void before_access(const MemoryCount& m) { before_ = m; }
   void after_access(std::uint32_t slot, const core::TileOp& op, const MemoryCount& m, bool done);
-  void note_simulated_op() { ++ops_simulated_; }
+  void note_simulated_op() {
+    if (!describe_) ++ops_simulated_;  // described CTAs count their ops in describe_cta
+  }
   // A simulated step of the CTA in `slot` committed an async group of loads that completes
   // `latency` after its commit.
   void note_group(std::uint32_t slot, double latency) {
@@ -190,6 +205,7 @@ class Sampler {
   bool flush_counted_ = true;
   bool skip_steps_ = true;  // probe found equal step counts
   bool skip_waves_ = true;
+  bool describe_ = false;  // whole_ctas_only(): no step hooks
   MemoryCount before_;
   // Extrapolated memory counts (vec layout; doubles, rounded once at the end).
   std::vector<double> ext_;
@@ -284,6 +300,23 @@ void Sampler::probe(std::uint64_t ctas, Emit&& emit) {
       return;
     }
   }
+}
+
+template <class Emit, class Counts>
+void Sampler::describe_cta(std::uint32_t slot, std::uint32_t groups, Emit&& emit, Counts&& counts) {
+  Slot& s = slots_[slot];
+  for (std::uint32_t g = 0; g < groups; ++g)
+    for (std::uint64_t step = 0;; ++step) {
+      check_ops_.clear();
+      if (!emit(g, step, check_ops_)) break;
+      s.shape.ops += check_ops_.size();
+      ops_simulated_ += check_ops_.size();  // a group resumed past a barrier op does not note it
+      for (const core::TileOp& op : check_ops_) counts(op, s.cta_stats, s.cta_smem);
+      if (g != 0) continue;
+      const std::uint64_t sig = signature(check_ops_);
+      if (s.shape.steps++ == 0) s.shape.first_sig = sig;
+      s.shape.last_sig = sig;
+    }
 }
 
 template <class Emit>

@@ -243,7 +243,8 @@ TEST(Sampled, SameResultTwice) {
 }
 
 TEST(Sampled, OnlyOneGroupLaunchesAreSampled) {
-  // The same steps in one warp group are sampled; in two groups the launch runs in full.
+  // The same steps in one warp group are sampled; in two groups no step is skipped (and 256
+  // CTAs on the small GPU are too few waves to skip whole CTAs): the launch runs as in full.
   const core::DeviceSpec d = testing::small_gpu();
   EngineOptions full, sampled;
   sampled.sampled = true;
@@ -264,33 +265,66 @@ TEST(Sampled, OnlyOneGroupLaunchesAreSampled) {
   }
 }
 
-TEST(Sampled, WarpSpecializedLaunchesRunInFull) {
-  // flash3's CTAs are a producer and consumer warp groups, the h200 standard GEMMs with gemm_ws too: sampled
-  // mode simulates them in full, recorded as sampled with every op simulated. Enough waves that
-  // one-group launches of this size skip whole CTAs.
+// Warp-specialized CTAs (flash3: a TMA producer and wgmma consumer warp groups with mbarriers)
+// are skipped whole once the waves are steady, never a step: a skipped step of one group would
+// leave the others' barrier phases behind. Their op-stream counts are described from their ops.
+TEST(Sampled, WarpSpecializedLaunchesSkipWholeCtasNotSteps) {
+  const core::DeviceSpec d = config::load_device("h100-sxm");
+  const auto runs = run_both(d, {{"batch", "4"}, {"heads", "16"}, {"seq", "4096"}, {"head_dim", "128"}}, "", "flash3");
+  ASSERT_EQ(runs.size(), 1u);
+  const Pair& p = runs[0];
+  ASSERT_GT(p.sampled.totals.ctas_skipped, 0u) << "no CTA skipped whole: the case tests nothing";
+  // Every CTA has the same ops: the simulated fraction is that of the CTAs not skipped whole.
+  const double simulated_ctas = 1.0 - static_cast<double>(p.sampled.totals.ctas_skipped) / static_cast<double>(p.full.totals.ctas);
+  EXPECT_NEAR(metric(p.sampled, "attnsim__sampled_fraction"), simulated_ctas, 1e-9);
+  EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.01);
+  auto dram = [](const core::KernelResult& r) { return static_cast<double>(r.totals.dram_read + r.totals.dram_write); };
+  EXPECT_LT(rel(dram(p.sampled), dram(p.full)), 0.01);
+  EXPECT_LT(rel(static_cast<double>(p.sampled.totals.memory.lts_bytes), static_cast<double>(p.full.totals.memory.lts_bytes)), 0.01);
+  EXPECT_EQ(p.sampled.totals.stats.flops, p.full.totals.stats.flops);
+  EXPECT_EQ(p.sampled.totals.stats.wavefronts, p.full.totals.stats.wavefronts);
+  EXPECT_EQ(p.sampled.tensors.smem, p.full.tensors.smem);
+}
+
+// With the L2 off the bytes of warp-specialized CTAs skipped whole are exact (the closed forms).
+TEST(Sampled, WarpSpecializedClosedFormBytesExactWithTheL2Off) {
+  const core::DeviceSpec d = config::load_device(
+      "h200", {{"l2.capacity_bytes", "0"}, {"sm.l1_caches_global_loads", "false"}, {"sm.count", "8"}});
+  const auto runs = run_both(d, {{"heads", "4"}, {"seq", "4096"}, {"head_dim", "64"}}, "", "flash3");
+  ASSERT_EQ(runs.size(), 1u);
+  const Pair& p = runs[0];
+  ASSERT_GT(p.sampled.totals.ctas_skipped, 0u) << "no CTA skipped whole: the case tests nothing";
+  EXPECT_EQ(p.sampled.tensors.dram, p.full.tensors.dram);
+  EXPECT_EQ(p.sampled.tensors.lts, p.full.tensors.lts);
+  EXPECT_EQ(p.sampled.tensors.smem, p.full.tensors.smem);
+  EXPECT_EQ(p.sampled.totals.stats.flops, p.full.totals.stats.flops);
+  EXPECT_EQ(p.sampled.totals.stats.wavefronts, p.full.totals.stats.wavefronts);
+}
+
+TEST(Sampled, ClusterLaunchesRunInFull) {
+  // The h200 standard GEMMs with gemm_ws are 1x2 clusters sharing TMA multicast loads: a CTA
+  // skipped whole would leave its partner's loads and barriers behind, so they run in full,
+  // recorded as sampled with every op simulated. Enough waves that one-group launches of this
+  // size skip whole CTAs.
   const core::DeviceSpec d = config::load_device("h200");
-  const std::vector<std::pair<std::string, std::vector<config::Override>>> cases = {
-      {"flash3", {{"batch", "8"}, {"heads", "16"}, {"seq", "1024"}, {"head_dim", "64"}}},
-      {"standard", {{"heads", "32"}, {"seq", "1024"}, {"head_dim", "128"}, {"gemm_ws", "true"}}}};
-  for (const auto& [kernel, sets] : cases) {
-    const core::TileProgram program = kernels::make_program(config::workload_for_kernel(kernel, sets), d);
-    EngineOptions full, sampled;
-    sampled.sampled = true;
-    const auto a = simulate(d, program, full), b = simulate(d, program, sampled);
-    ASSERT_EQ(a.size(), b.size());
-    bool multi = false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (program.launches[i]->warp_groups().size() == 1) continue;  // standard's softmax is sampled
-      multi = true;
-      EXPECT_EQ(a[i].totals.cycles, b[i].totals.cycles) << kernel << " launch " << i;
-      EXPECT_EQ(a[i].tensors.dram, b[i].tensors.dram) << kernel << " launch " << i;
-      EXPECT_EQ(a[i].totals.memory.lts_sectors, b[i].totals.memory.lts_sectors) << kernel << " launch " << i;
-      EXPECT_TRUE(b[i].totals.sampled);
-      EXPECT_EQ(b[i].totals.sampled_fraction, 1.0) << kernel << " launch " << i;
-      EXPECT_EQ(b[i].totals.ctas_skipped, 0u) << kernel << " launch " << i;
-    }
-    EXPECT_TRUE(multi) << kernel << ": no warp-specialized launch";
+  const core::TileProgram program = kernels::make_program(
+      config::workload_for_kernel("standard", {{"heads", "32"}, {"seq", "1024"}, {"head_dim", "128"}, {"gemm_ws", "true"}}), d);
+  EngineOptions full, sampled;
+  sampled.sampled = true;
+  const auto a = simulate(d, program, full), b = simulate(d, program, sampled);
+  ASSERT_EQ(a.size(), b.size());
+  bool clusters = false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (program.launches[i]->shape().cluster_size <= 1) continue;  // standard's softmax is sampled
+    clusters = true;
+    EXPECT_EQ(a[i].totals.cycles, b[i].totals.cycles) << "launch " << i;
+    EXPECT_EQ(a[i].tensors.dram, b[i].tensors.dram) << "launch " << i;
+    EXPECT_EQ(a[i].totals.memory.lts_sectors, b[i].totals.memory.lts_sectors) << "launch " << i;
+    EXPECT_TRUE(b[i].totals.sampled);
+    EXPECT_EQ(b[i].totals.sampled_fraction, 1.0) << "launch " << i;
+    EXPECT_EQ(b[i].totals.ctas_skipped, 0u) << "launch " << i;
   }
+  EXPECT_TRUE(clusters) << "no cluster launch";
 }
 
 TEST(Sampled, ModeIsAWorkloadKey) {
