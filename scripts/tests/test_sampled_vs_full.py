@@ -1,17 +1,15 @@
 #!/usr/bin/env python3
 """scripts/sampled_vs_full.py: per-kernel time errors beside the run's, found even where two
 kernels' errors cancel in the run's total; --reuse-full takes the full runs from an earlier JSON.
-Run: ATTNSIM=build/attnsim /usr/bin/python3 scripts/tests/test_sampled_vs_full.py"""
+Run: ATTNSIM=build/attnsim /usr/bin/python3 -m pytest scripts/tests/test_sampled_vs_full.py"""
 import json
 import os
 import stat
 import subprocess
-import sys
-import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from conftest import ROOT
+
 SCRIPT = os.path.join(ROOT, "scripts", "sampled_vs_full.py")
-ATTNSIM = os.path.abspath(os.environ.get("ATTNSIM", os.path.join(ROOT, "build", "attnsim")))
 # Three kernels (QK^T, softmax, PV), small enough to take a fraction of a second.
 WORKLOAD = "--device h200 --kernel standard --set batch=1 --set heads=2 --set seq=256 --set head_dim=64\n"
 
@@ -39,32 +37,28 @@ def run(args):
     return p.stdout
 
 
-def test_kernel_errors_that_cancel_in_the_total_are_reported():
-    with tempfile.TemporaryDirectory() as d:
-        wrapper = os.path.join(d, "attnsim")
-        with open(wrapper, "w") as f:
-            f.write(WRAPPER.replace("{attnsim}", ATTNSIM))
-        os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IXUSR)
-        lst = os.path.join(d, "w.txt")
-        with open(lst, "w") as f:
-            f.write(WORKLOAD)
-        out_json = os.path.join(d, "rows.json")
-        out = run(["--binary", wrapper, "--json", out_json, lst])
-        rows = json.load(open(out_json))
-        assert len(rows) == 1, rows
-        r = rows[0]
-        assert abs(r["time_err"]) < 1e-9, r["time_err"]  # the run's total does not move
-        errs = r["kernel_time_errs"]
-        assert len(errs) == 3, errs
-        assert abs(errs[0] - 0.1) < 1e-9, errs
-        assert errs[1] < 0 and errs[2] == 0, errs
-        assert "kernels of 1 workloads" in out and "worst" in out, out
-        # Reused full runs keep their kernel times.
-        out2_json = os.path.join(d, "rows2.json")
-        run(["--binary", wrapper, "--reuse-full", out_json, "--json", out2_json, lst])
-        assert json.load(open(out2_json))[0]["kernel_time_errs"] == errs
+def test_kernel_errors_that_cancel_in_the_total_are_reported(attnsim_bin, tmp_path):
+    d = str(tmp_path)
+    wrapper = os.path.join(d, "attnsim")
+    with open(wrapper, "w") as f:
+        f.write(WRAPPER.replace("{attnsim}", os.path.abspath(attnsim_bin)))
+    os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IXUSR)
+    lst = os.path.join(d, "w.txt")
+    with open(lst, "w") as f:
+        f.write(WORKLOAD)
+    out_json = os.path.join(d, "rows.json")
+    out = run(["--binary", wrapper, "--json", out_json, lst])
+    rows = json.load(open(out_json))
+    assert len(rows) == 1, rows
+    r = rows[0]
+    assert abs(r["time_err"]) < 1e-9, r["time_err"]  # the run's total does not move
+    errs = r["kernel_time_errs"]
+    assert len(errs) == 3, errs
+    assert abs(errs[0] - 0.1) < 1e-9, errs
+    assert errs[1] < 0 and errs[2] == 0, errs
+    assert "kernels of 1 workloads" in out and "worst" in out, out
+    # Reused full runs keep their kernel times.
+    out2_json = os.path.join(d, "rows2.json")
+    run(["--binary", wrapper, "--reuse-full", out_json, "--json", out2_json, lst])
+    assert json.load(open(out2_json))[0]["kernel_time_errs"] == errs
 
-
-if __name__ == "__main__":
-    test_kernel_errors_that_cancel_in_the_total_are_reported()
-    print("ok")
