@@ -1,6 +1,6 @@
 // FlashAttention-3 forward (arXiv 2407.08608; Dao-AILab/flash-attention hopper/): one CTA per
 // (batch, head, block_m query rows) with a TMA producer and 64-row consumer warp groups running
-// async wgmma, intra-warp-group overlap and ping-pong, emitted as one merged op stream.
+// async wgmma, intra-warp-group overlap and ping-pong; each warp group emits one step per K/V block.
 #include "kernels/flash3.h"
 
 #include <algorithm>
@@ -66,32 +66,34 @@ class TileStreams {
       : s_(s), layout_(layout), b_{s.stages, s.consumer_warpgroups}, bh_(bh), row0_(row0), r_(r), n_(blocks),
         off_(off) {}
 
-  void producer(std::vector<TileOp>& out) const {
-    const TileOp q = bulk(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh_, row0_, r_, true), b_.q_full());
-    out.push_back(with_barrier(OpKind::kMbarArrive, b_.q_full(), 1, static_cast<std::uint32_t>(q.bytes())));
-    out.push_back(q);
+  // The producer's step jj (0 .. blocks - 1): the copies it issues for K/V block jj.
+  void producer(std::uint64_t jj, std::vector<TileOp>& out) const {
+    if (jj == 0) {
+      const TileOp q = bulk(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh_, row0_, r_, true), b_.q_full());
+      out.push_back(with_barrier(OpKind::kMbarArrive, b_.q_full(), 1, static_cast<std::uint32_t>(q.bytes())));
+      out.push_back(q);
+    }
     // FA-3's order with intra-warp-group overlap: K_0, then K_{j+1} before V_j (V is needed one
     // block later); without it K_j, V_j.
     if (s_.intrawg_overlap) {
-      load_k(0, out);
-      for (std::uint64_t jj = 0; jj < n_; ++jj) {
-        if (jj + 1 < n_) load_k(jj + 1, out);
-        load_v(jj, out);
-      }
+      if (jj == 0) load_k(0, out);
+      if (jj + 1 < n_) load_k(jj + 1, out);
     } else {
-      for (std::uint64_t jj = 0; jj < n_; ++jj) {
-        load_k(jj, out);
-        load_v(jj, out);
-      }
+      load_k(jj, out);
     }
+    load_v(jj, out);
   }
 
-  void consumer(std::uint64_t w, std::vector<TileOp>& out) const {
+  // Consumer w's step jj (0 .. blocks - 1): its work on K/V block jj; the first step starts with
+  // the wait for Q, the last one ends with the epilogue.
+  void consumer(std::uint64_t w, std::uint64_t jj, std::vector<TileOp>& out) const {
     const std::uint64_t m = kRowsPerWarpGroup, bn = s_.block_n, d = s_.head_dim, wgs = s_.consumer_warpgroups;
     const bool pp = s_.pingpong && wgs > 1;
     const std::uint64_t pair = 2 * kWarpGroupThreads;  // bar.sync of this group and the one before it
-    out.push_back(with_barrier(OpKind::kMbarWait, b_.q_full(), 0));
-    if (pp && w == 0) out.push_back(with_barrier(OpKind::kNamedArrive, b_.turn(0), pair));  // the first turn
+    if (jj == 0) {
+      out.push_back(with_barrier(OpKind::kMbarWait, b_.q_full(), 0));
+      if (pp && w == 0) out.push_back(with_barrier(OpKind::kNamedArrive, b_.turn(0), pair));  // the first turn
+    }
     auto sync_turn = [&] {
       if (pp) out.push_back(with_barrier(OpKind::kNamedSync, b_.turn(w), pair));
     };
@@ -99,8 +101,8 @@ class TileStreams {
       if (pp) out.push_back(with_barrier(OpKind::kNamedArrive, b_.turn((w + 1) % wgs), pair));
     };
     // With ping-pong only the first group waits for the buffers: the others issue after it.
-    auto wait_full = [&](std::uint8_t bar, std::uint64_t jj) {
-      if (!pp || w == 0) out.push_back(with_barrier(OpKind::kMbarWait, bar, jj / s_.stages));
+    auto wait_full = [&](std::uint8_t bar, std::uint64_t j) {
+      if (!pp || w == 0) out.push_back(with_barrier(OpKind::kMbarWait, bar, j / s_.stages));
     };
     auto gemm = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {
       TileOp o = L::mma(mm, nn, kk);
@@ -111,12 +113,12 @@ class TileStreams {
     };
     auto mma_wait = [&](std::uint64_t pending) { out.push_back(L::count_op(OpKind::kMmaWait, pending)); };
     auto release = [&](std::uint8_t bar) { out.push_back(with_barrier(OpKind::kMbarArrive, bar, 1)); };
-    auto softmax = [&](std::uint64_t jj) {
+    auto softmax = [&](std::uint64_t j) {
       // Online softmax of the block, counted as flash2 does (scale, max, subtract; an exp per
       // score and one per row for the rescale factor); the causal diagonal and a ragged last
       // key block are masked elementwise.
-      const std::uint64_t c0 = n_block(jj) * bn;
-      const bool masked = cols(jj) < bn || (s_.causal && c0 + bn > row0_ + off_ + 1);
+      const std::uint64_t c0 = n_block(j) * bn;
+      const bool masked = cols(j) < bn || (s_.causal && c0 + bn > row0_ + off_ + 1);
       out.push_back(L::count_op(OpKind::kElementwise, (masked ? 4 : 3) * m * bn));
       out.push_back(L::count_op(OpKind::kExp, m * bn + m));
     };
@@ -125,12 +127,13 @@ class TileStreams {
     if (s_.intrawg_overlap) {
       // Block 0 (n_block_max - 1): S_0, its softmax; then each block issues S_j and
       // P_{j-1} V_{j-1} together, waits for S_j only, runs its softmax under the P V, rescales O.
-      wait_full(b_.k_full(0), 0);
-      gemm(m, bn, d);
-      mma_wait(0);
-      release(b_.k_empty(0));
-      softmax(0);
-      for (std::uint64_t jj = 1; jj < n_; ++jj) {
+      if (jj == 0) {
+        wait_full(b_.k_full(0), 0);
+        gemm(m, bn, d);
+        mma_wait(0);
+        release(b_.k_empty(0));
+        softmax(0);
+      } else {
         wait_full(b_.k_full(jj % st), jj);
         sync_turn();
         gemm(m, bn, d);  // S_j = Q K_jᵀ (SS)
@@ -144,25 +147,25 @@ class TileStreams {
         release(b_.v_empty((jj - 1) % st));
         rescale();
       }
+      if (jj + 1 < n_) return;
       out.push_back(with_barrier(OpKind::kMbarWait, b_.v_full((n_ - 1) % st), (n_ - 1) / st));
       gemm(m, d, bn);
       mma_wait(0);
       release(b_.v_empty((n_ - 1) % st));
     } else {
-      for (std::uint64_t jj = 0; jj < n_; ++jj) {
-        wait_full(b_.k_full(jj % st), jj);
-        sync_turn();
-        gemm(m, bn, d);
-        pass_turn();
-        mma_wait(0);
-        release(b_.k_empty(jj % st));
-        softmax(jj);
-        if (jj > 0) rescale();
-        out.push_back(with_barrier(OpKind::kMbarWait, b_.v_full(jj % st), jj / st));
-        gemm(m, d, bn);
-        mma_wait(0);
-        release(b_.v_empty(jj % st));
-      }
+      wait_full(b_.k_full(jj % st), jj);
+      sync_turn();
+      gemm(m, bn, d);
+      pass_turn();
+      mma_wait(0);
+      release(b_.k_empty(jj % st));
+      softmax(jj);
+      if (jj > 0) rescale();
+      out.push_back(with_barrier(OpKind::kMbarWait, b_.v_full(jj % st), jj / st));
+      gemm(m, d, bn);
+      mma_wait(0);
+      release(b_.v_empty(jj % st));
+      if (jj + 1 < n_) return;
     }
     // Epilogue: O scaled by 1/ℓ and written to shared memory (over the V buffers) by each group;
     // after the consumers' barrier the first one stores the tile by TMA; each stores its LSE rows.
@@ -248,7 +251,7 @@ class Flash3Fwd : public core::KernelLaunch {
   }
   bool emit_group_step(std::uint64_t cta, std::uint32_t group, std::uint64_t step,
                        std::vector<TileOp>& out) const override {
-    if (step > 0 || group > s_.consumer_warpgroups) return false;
+    if (group > s_.consumer_warpgroups) return false;
     const std::uint64_t bhs = w_.batch * w_.heads;
     const bool row_major = w_.cta_order == core::CtaOrder::kRowMajor;
     std::uint64_t i = row_major ? cta % t_r_ : cta / bhs;
@@ -259,9 +262,10 @@ class Flash3Fwd : public core::KernelLaunch {
     const std::uint64_t off = w_.seq_kv - w_.seq_q;
     const std::uint64_t blocks = w_.causal ? KernelDefaults::causal_col_blocks(row0, r, off, w_.seq_kv, w_.block_n)
                                            : core::ceil_div(w_.seq_kv, w_.block_n);
+    if (step >= blocks) return false;
     const TileStreams t(s_, layout_, bh, row0, r, blocks, off);
-    if (group == 0) t.producer(out);
-    else t.consumer(group - 1, out);
+    if (group == 0) t.producer(step, out);
+    else t.consumer(group - 1, step, out);
     return true;
   }
 

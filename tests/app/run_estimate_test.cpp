@@ -47,6 +47,17 @@ TEST(RunEstimate, FunctionalModeCountsTheScoreMatrices) {
   EXPECT_GE(with, 256.0 * 256.0 * sizeof(double));  // at least one 256 x 256 score matrix in double
 }
 
+// flash3 emits each warp group's ops one K/V block at a time, so its slots hold a few dozen ops
+// whatever N: a million-token flash3 fits in well under 1 GiB (it was estimated at 19.7 GiB).
+TEST(RunEstimate, Flash3SlotsHoldOneKvBlockOfOps) {
+  const core::DeviceSpec device = config::load_device("h200");
+  const core::Workload w = config::workload_for_kernel(
+      "flash3", config::parse_overrides({"seq=1048576", "head_dim=128", "heads=32", "batch=1"}));
+  const RunEstimate e = estimate_run(kernels::make_program(w, device), device);
+  EXPECT_LT(e.slot_bytes, 64.0 * 1024 * 1024);
+  EXPECT_LT(e.peak_memory_bytes(), 1024.0 * 1024 * 1024);
+}
+
 TEST(RunGuard, TinyLimitRefusesWithTheEstimate) {
   const core::DeviceSpec device = config::load_device("teaching");
   RunOptions options;

@@ -234,16 +234,44 @@ TEST(Flash3Schedule, IntraWarpGroupOverlapShortensTheRunAndPingpongOrdersTheGemm
     const core::TileProgram p = make_program(x, h100);
     std::vector<core::TileOp> ops;
     std::size_t n = 0;
-    for (std::uint32_t g = 1; g <= 2; ++g) {
-      ops.clear();
-      p.launches[0]->emit_group_step(0, g, 0, ops);
-      for (const auto& op : ops) n += op.kind == core::OpKind::kNamedSync || op.kind == core::OpKind::kNamedArrive;
-    }
+    for (std::uint32_t g = 1; g <= 2; ++g)
+      for (std::uint64_t step = 0; ops.clear(), p.launches[0]->emit_group_step(0, g, step, ops); ++step)
+        for (const auto& op : ops) n += op.kind == core::OpKind::kNamedSync || op.kind == core::OpKind::kNamedArrive;
     return n;
   };
   const std::uint64_t blocks = core::ceil_div(w.seq_kv, 176);
   EXPECT_EQ(named_ops(w), 2 * 2 * (blocks - 1) + 1 + 2);  // + the opening arrive, + 2 epilogue syncs
   EXPECT_EQ(named_ops(no_pingpong), 2u);
+}
+
+// Each warp group emits one step per K/V block (the producer its copies of the block, a consumer
+// its GEMMs and softmax of it), so a CTA's ops in memory do not grow with the sequence: at N = 1M
+// a whole stream per group held ~1.6 GiB of ops across the resident CTAs.
+TEST(Flash3Schedule, EachWarpGroupEmitsOneStepPerKvBlock) {
+  const core::DeviceSpec h200 = config::load_device("h200");
+  auto steps = [&](std::uint64_t n, bool overlap, std::size_t& widest) {
+    core::Workload w = fa3(128);
+    w.seq_q = w.seq_kv = n;
+    w.intrawg_overlap = overlap ? 1 : 0;
+    const core::TileProgram p = make_program(w, h200);
+    const auto& launch = *p.launches[0];
+    std::vector<std::uint64_t> per_group;
+    std::vector<core::TileOp> ops;
+    for (std::uint32_t g = 0; g < launch.warp_groups().size(); ++g) {
+      std::uint64_t k = 0;
+      for (; ops.clear(), launch.emit_group_step(0, g, k, ops); ++k) widest = std::max(widest, ops.size());
+      per_group.push_back(k);
+    }
+    return per_group;
+  };
+  for (const bool overlap : {true, false}) {
+    std::size_t narrow = 0, wide = 0;
+    const std::uint64_t blocks = core::ceil_div(std::uint64_t{2048}, 176);
+    EXPECT_EQ(steps(2048, overlap, narrow), std::vector<std::uint64_t>(3, blocks)) << overlap;
+    EXPECT_EQ(steps(65536, overlap, wide), std::vector<std::uint64_t>(3, core::ceil_div(std::uint64_t{65536}, 176)));
+    EXPECT_EQ(wide, narrow) << overlap;  // the widest step does not grow with N
+    EXPECT_LT(wide, 40u) << overlap;
+  }
 }
 
 TEST(Flash3Functional, OwnScheduleMatchesAttentionInFp32AndReportsFp8) {
