@@ -1,6 +1,7 @@
 // FlashAttention-3 backward (arXiv 2407.08608 §3; Dao-AILab/flash-attention hopper/): preprocess
 // (dPsum = rowsum(dO ∘ O), LSE scaled to log2, dQ_accum zeroed), one warp-specialized CTA per
-// (batch, head, KV block) with async wgmma and dQ reduce-added in fp32, and the dQ conversion.
+// (batch, head, KV block) with async wgmma and dQ reduce-added in fp32 (its warp groups emit one
+// step per query block), and the dQ conversion.
 #include "kernels/flash3_bwd.h"
 
 #include <algorithm>
@@ -173,19 +174,22 @@ class Flash3Bwd : public core::KernelLaunch {
   }
   bool emit_group_step(std::uint64_t cta, std::uint32_t group, std::uint64_t step,
                        std::vector<TileOp>& out) const override {
-    if (step > 0 || group >= 2 + t_.warpgroups) return false;
+    if (group >= 2 + t_.warpgroups) return false;
     // Causal: FA-3's LPT scheduler hands out the longest tiles first; key block 0 sees the most
     // query blocks, so key blocks go in increasing order (the same order when not causal).
     const std::uint64_t bh = cta / g_.t_c, n = cta % g_.t_c;
     const std::uint64_t m0 = g_.m_first(n), count = g_.t_r - m0;
-    if (group == 0) producer(bh, n, m0, count, out);
-    else if (group == 1) dq_writer(bh, m0, count, out);
-    else consumer(group - 2, bh, n, m0, count, out);
+    if (step >= std::max<std::uint64_t>(count, 1)) return false;  // one step per query block
+    if (group == 0) producer(bh, n, m0, count, step, out);
+    else if (group == 1) dq_writer(bh, m0, count, step, out);
+    else consumer(group - 2, bh, n, m0, count, step, out);
     return true;
   }
 
  private:
-  void producer(std::uint64_t bh, std::uint64_t n, std::uint64_t m0, std::uint64_t count,
+  // Each group's step i: its work on query block m0 + i (the first step also loads K and V or
+  // waits for them, the last one runs the epilogue).
+  void producer(std::uint64_t bh, std::uint64_t n, std::uint64_t m0, std::uint64_t count, std::uint64_t i,
                 std::vector<TileOp>& out) const {
     auto load_q = [&](std::uint64_t i) {
       const std::uint64_t s = i % b_.q_stages, use = i / b_.q_stages, m = m0 + i;
@@ -206,33 +210,36 @@ class Flash3Bwd : public core::KernelLaunch {
       out.push_back(dout);
       out.push_back(dpsum);
     };
-    load_q(0);
-    const TileOp k = bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, n * g_.bn, g_.cols(n), true), b_.kv_full());
-    const TileOp v = bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, n * g_.bn, g_.cols(n), true), b_.kv_full());
-    out.push_back(with_barrier(OpKind::kMbarArrive, b_.kv_full(), 1, static_cast<std::uint32_t>(k.bytes() + v.bytes())));
-    out.push_back(k);
-    out.push_back(v);
-    for (std::uint64_t i = 0; i < count; ++i) {  // dO of block i, then Q of block i + 1
-      load_do(i);
-      if (i + 1 < count) load_q(i + 1);
+    if (i == 0) {
+      load_q(0);
+      const TileOp k = bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, n * g_.bn, g_.cols(n), true), b_.kv_full());
+      const TileOp v = bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, n * g_.bn, g_.cols(n), true), b_.kv_full());
+      out.push_back(with_barrier(OpKind::kMbarArrive, b_.kv_full(), 1, static_cast<std::uint32_t>(k.bytes() + v.bytes())));
+      out.push_back(k);
+      out.push_back(v);
     }
+    if (i >= count) return;
+    load_do(i);  // dO of block i, then Q of block i + 1
+    if (i + 1 < count) load_q(i + 1);
   }
 
   // store_dq: per query block and consumer, wait for its dQ tile in shared memory, reduce-add it
   // into dQ_accum (SM90_BULK_REDUCE_ADD), and mark the buffer empty again.
-  void dq_writer(std::uint64_t bh, std::uint64_t m0, std::uint64_t count, std::vector<TileOp>& out) const {
+  void dq_writer(std::uint64_t bh, std::uint64_t m0, std::uint64_t count, std::uint64_t i,
+                 std::vector<TileOp>& out) const {
     const std::uint64_t pair = kWarpGroupThreads + kWarpThreads, wgs = t_.warpgroups;
-    for (std::uint64_t w = 0; w < wgs; ++w) out.push_back(with_barrier(OpKind::kNamedArrive, b_.dq_empty(w), pair));
-    for (std::uint64_t i = 0; i < count; ++i)
-      for (std::uint64_t w = 0; w < wgs; ++w) {
-        out.push_back(with_barrier(OpKind::kNamedSync, b_.dq_full(w), pair));
-        out.push_back(g_.dq_accum(OpKind::kStore, bh, m0 + i, w, wgs));
-        if (i + 1 < count) out.push_back(with_barrier(OpKind::kNamedArrive, b_.dq_empty(w), pair));
-      }
+    if (i == 0)
+      for (std::uint64_t w = 0; w < wgs; ++w) out.push_back(with_barrier(OpKind::kNamedArrive, b_.dq_empty(w), pair));
+    if (i >= count) return;
+    for (std::uint64_t w = 0; w < wgs; ++w) {
+      out.push_back(with_barrier(OpKind::kNamedSync, b_.dq_full(w), pair));
+      out.push_back(g_.dq_accum(OpKind::kStore, bh, m0 + i, w, wgs));
+      if (i + 1 < count) out.push_back(with_barrier(OpKind::kNamedArrive, b_.dq_empty(w), pair));
+    }
   }
 
   void consumer(std::uint64_t w, std::uint64_t bh, std::uint64_t n, std::uint64_t m0, std::uint64_t count,
-                std::vector<TileOp>& out) const {
+                std::uint64_t i, std::vector<TileOp>& out) const {
     const std::uint64_t wgs = t_.warpgroups, bm = g_.bm, d = g_.d, keys = g_.bn / wgs, e = bm * keys;
     const std::uint64_t all = wgs * kWarpGroupThreads, pair = kWarpGroupThreads + kWarpThreads;
     auto gemm = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {
@@ -243,11 +250,11 @@ class Flash3Bwd : public core::KernelLaunch {
       out.push_back(L::simple(OpKind::kMmaCommit));
     };
     auto mma_wait = [&](std::uint64_t pending) { out.push_back(L::count_op(OpKind::kMmaWait, pending)); };
-    out.push_back(with_barrier(OpKind::kMbarWait, b_.kv_full(), 0));
+    if (i == 0) out.push_back(with_barrier(OpKind::kMbarWait, b_.kv_full(), 0));
     // Masked blocks: the causal diagonal (SeparateMaskingIterations for d <= 64 masks only those;
     // the others run the same mask code) and a ragged last key or query block.
     const std::uint64_t col0 = n * g_.bn, off = g_.nkv - g_.nq;
-    for (std::uint64_t i = 0; i < count; ++i) {
+    if (i < count) {
       const std::uint64_t m = m0 + i, qs = i % b_.q_stages, ds = i % b_.do_stages;
       const bool masked = g_.cols(n) < g_.bn || g_.rows(m) < bm || (g_.causal && col0 + g_.bn > m * bm + off + 1);
       out.push_back(with_barrier(OpKind::kMbarWait, b_.q_full(qs), i / b_.q_stages));
@@ -274,6 +281,7 @@ class Flash3Bwd : public core::KernelLaunch {
       mma_wait(0);
       out.push_back(with_barrier(OpKind::kMbarArrive, b_.q_empty(qs), 1));
     }
+    if (i + 1 < count) return;
     // Epilogue: dK scaled by the softmax scale; dK, dV through shared memory, stored by TMA (MHA)
     // or reduce-added in fp32 into the KV head's accumulators (GQA, CollectiveEpilogueBwdGQA).
     out.push_back(L::count_op(OpKind::kElementwise, keys * d));

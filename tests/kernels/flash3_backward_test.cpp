@@ -3,7 +3,9 @@
 // functional mode's gradients against plain attention.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
+#include <vector>
 
 #include "kernels/flash3_bwd.h"
 #include "kernels/functional.h"
@@ -141,6 +143,33 @@ TEST(Flash3BwdBytes, CausalSkipsQueryBlocksAndDqAccumIsReduceAddedPerVisit) {
   // Causal (64 x 128 tiles): key block n starts at query block 2n: Σ (32 - 2n) = 272 of 512 visits.
   EXPECT_EQ(c[core::Tensor::kDQAccum].write, 4u * 272 * 64 * 128 * 4);
   EXPECT_EQ(c[core::Tensor::kQ].read, 4u * 272 * 64 * 128 * 2);
+}
+
+// The main kernel's warp groups emit one step per query block their key block visits (causal: the
+// blocks from the diagonal on), so a CTA's ops in memory do not grow with the sequence.
+TEST(Flash3BwdSchedule, EachWarpGroupEmitsOneStepPerQueryBlock) {
+  const core::DeviceSpec h100 = config::load_device("h100-sxm");
+  for (const bool causal : {false, true}) {
+    std::size_t widest[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      core::Workload w = fa3_bwd(128, causal);
+      w.seq_q = w.seq_kv = k == 0 ? 2048 : 16384;
+      const core::TileProgram p = make_program(w, h100);
+      const auto& launch = *p.launches[2];
+      ASSERT_EQ(launch.name(), "flash3_bwd");
+      const std::uint64_t blocks = core::ceil_div(w.seq_q, std::uint64_t{causal ? 64u : 80u});  // 80 (64) x 128 tiles
+      std::vector<core::TileOp> ops;
+      for (const std::uint64_t cta : {std::uint64_t{0}, std::uint64_t{1}}) {  // key blocks 0 and 1 of head 0
+        for (std::uint32_t g = 0; g < launch.warp_groups().size(); ++g) {
+          std::uint64_t steps = 0;
+          for (; ops.clear(), launch.emit_group_step(cta, g, steps, ops); ++steps) widest[k] = std::max(widest[k], ops.size());
+          EXPECT_EQ(steps, causal ? blocks - 2 * cta : blocks) << causal << " cta " << cta << " group " << g;
+        }
+      }
+    }
+    EXPECT_EQ(widest[1], widest[0]) << causal;
+    EXPECT_LT(widest[1], 60u) << causal;
+  }
 }
 
 double launch_ns(const core::Workload& w, const core::DeviceSpec& dev, std::size_t launch) {
