@@ -6,9 +6,14 @@ kernels (launches; errors of a run's kernels can cancel in its total), the sampl
 estimated error and the CPU seconds (user + sys of the child) of each mode, then the medians and
 worst cases.
 
-Usage: scripts/sampled_vs_full.py [--binary build/attnsim] [--json OUT] [--reuse-full PREV.json] LIST...
+Usage: scripts/sampled_vs_full.py [--binary build/attnsim] [--json OUT] [--reuse-full PREV.json] [--jitter K] LIST...
 --reuse-full: take the full runs' metrics and CPU seconds of workloads found in an earlier --json
 output instead of running them again (full results are deterministic; say so when quoting CPU).
+--jitter K: for each workload that sampled mode did not run in full, run full mode K more times
+with the device clock moved by 1e-7 of itself per run (+1, -1, +2, -2, ... steps; times scaled
+back to the unmoved clock) and print how far these full runs spread (max - min over their median)
+and the sampled time's error against their median: where the full simulation itself moves by
+percents under a perturbation that small, the error against one full run is partly its noise.
 Exit 0 when every workload ran; 1 when a run failed."""
 import argparse
 import json
@@ -28,7 +33,19 @@ def run(binary, args, mode):
     if p.returncode != 0:
         raise RuntimeError(f"{mode}: rc={p.returncode}: {p.stderr.strip().splitlines()[:1]}")
     out = json.loads(p.stdout)
-    return out["metrics"], [k["metrics"]["gpu__time_duration.sum"] for k in out["kernels"]], cpu
+    return out["metrics"], [k["metrics"]["gpu__time_duration.sum"] for k in out["kernels"]], cpu, out["device"]
+
+
+def jittered_full_times(binary, args, clock, k):
+    """Full-mode times of k runs with the clock moved by +1, -1, +2, -2, ... x 1e-7 of itself,
+    scaled back to `clock` (a cycle count is the same at both clocks only when nothing is chaotic)."""
+    times = []
+    for i in range(1, k + 1):
+        step = (i + 1) // 2 * (1 if i % 2 else -1)
+        c = clock * (1 + step * 1e-7)
+        m, _, _, _ = run(binary, [*args, "--set", f"device.clock_ghz={c!r}"], "full")
+        times.append(m["gpu__time_duration.sum"] * c / clock)
+    return times
 
 
 def rel(a, b):
@@ -40,6 +57,8 @@ def main():
     ap.add_argument("--binary", default="build/attnsim")
     ap.add_argument("--json", help="write the rows as JSON here")
     ap.add_argument("--reuse-full", help="an earlier --json output: reuse its full runs")
+    ap.add_argument("--jitter", type=int, default=0, metavar="K",
+                    help="K perturbed full runs per sampled workload: the full simulation's own spread")
     ap.add_argument("lists", nargs="+")
     a = ap.parse_args()
     lines = []
@@ -62,8 +81,12 @@ def main():
                 full, cpu_f = dict(reuse[line]["full"]), reuse[line]["cpu_full_s"]
                 kern_f = reuse[line].get("kernel_times_full")  # absent in files written before it
             else:
-                full, kern_f, cpu_f = run(a.binary, args, "full")
-            samp, kern_s, cpu_s = run(a.binary, args, "sampled")
+                full, kern_f, cpu_f, _ = run(a.binary, args, "full")
+            samp, kern_s, cpu_s, device = run(a.binary, args, "sampled")
+            sampled_fraction = samp.get("attnsim__sampled_fraction", 1.0)
+            jitter = []
+            if a.jitter > 0 and sampled_fraction < 1:
+                jitter = jittered_full_times(a.binary, args, device["clock_ghz"], a.jitter)
         except RuntimeError as e:
             print(f"FAILED {e}: {line}")
             failed += 1
@@ -78,7 +101,7 @@ def main():
             "kernel_times_sampled": kern_s,
             "dram_err": rel(dram(samp), dram(full)),
             "l2_err": rel(samp["lts__t_bytes.sum"], full["lts__t_bytes.sum"]),
-            "sampled_fraction": samp.get("attnsim__sampled_fraction", 1.0),
+            "sampled_fraction": sampled_fraction,
             "estimated_err_pct": samp.get("attnsim__sampling_error_pct", 0.0),
             "cpu_full_s": cpu_f,
             "cpu_sampled_s": cpu_s,
@@ -87,11 +110,20 @@ def main():
             "sampled": {k: samp[k] for k in ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
                                              "lts__t_bytes.sum") if k in samp},
         }
+        if jitter:
+            fulls = [full["gpu__time_duration.sum"], *jitter]
+            mid = statistics.median(fulls)
+            r["full_times_jittered"] = jitter
+            r["full_spread"] = (max(fulls) - min(fulls)) / mid
+            r["time_err_vs_median_full"] = rel(samp["gpu__time_duration.sum"], mid)
         rows.append(r)
         worst_kern = f"{100 * max(kern, key=abs):10.3f}" if kern else f"{'-':>10}"
         print(f"{100 * r['time_err']:10.3f} {worst_kern} {100 * r['dram_err']:10.3f} {100 * r['l2_err']:9.3f} "
               f"{100 * r['sampled_fraction']:9.2f} {r['estimated_err_pct']:7.2f} {cpu_f:7.2f} {cpu_s:7.2f} "
               f"{cpu_f / max(cpu_s, 1e-9):8.1f}  {line}", flush=True)
+        if jitter:
+            print(f"{'':>10} full runs spread {100 * r['full_spread']:.3f} % (max - min of {len(jitter) + 1}); "
+                  f"sampled against their median {100 * r['time_err_vs_median_full']:.3f} %", flush=True)
     if rows:
         t = [abs(r["time_err"]) for r in rows]
         d = [abs(r["dram_err"]) for r in rows]
@@ -103,6 +135,13 @@ def main():
         if k:
             print(f"{len(k)} kernels of {sum(1 for r in rows if r['kernel_time_errs'])} workloads: |time err| median "
                   f"{100 * statistics.median(k):.3f} %, worst {100 * max(k):.3f} %")
+        j = [r for r in rows if "full_spread" in r]
+        if j:
+            sp = [r["full_spread"] for r in j]
+            em = [abs(r["time_err_vs_median_full"]) for r in j]
+            print(f"jitter ({a.jitter} perturbed full runs each, {len(j)} sampled workloads): full-run spread median "
+                  f"{100 * statistics.median(sp):.3f} %, worst {100 * max(sp):.3f} %; |sampled - median full| median "
+                  f"{100 * statistics.median(em):.3f} %, worst {100 * max(em):.3f} %")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """scripts/sampled_vs_full.py: per-kernel time errors beside the run's, found even where two
-kernels' errors cancel in the run's total; --reuse-full takes the full runs from an earlier JSON.
+kernels' errors cancel in the run's total; --reuse-full takes the full runs from an earlier JSON;
+--jitter reports the perturbed full runs' spread and the sampled error against their median.
 Run: ATTNSIM=build/attnsim /usr/bin/python3 -m pytest scripts/tests/test_sampled_vs_full.py"""
 import json
 import os
@@ -62,3 +63,46 @@ def test_kernel_errors_that_cancel_in_the_total_are_reported(attnsim_bin, tmp_pa
     run(["--binary", wrapper, "--reuse-full", out_json, "--json", out2_json, lst])
     assert json.load(open(out2_json))[0]["kernel_time_errs"] == errs
 
+
+
+# Full runs report 1000 ns, or 1020 ns (scaled back to the 1.98 GHz clock) when the clock is moved:
+# a chaotic jump; the sampled run reports 1010 ns and a sampled fraction of one half.
+JITTER_WRAPPER = """#!/bin/bash
+mode=full; clock=
+for a in "$@"; do
+  [ "$a" = "sim.mode=sampled" ] && mode=sampled
+  case "$a" in device.clock_ghz=*) clock="${a#device.clock_ghz=}";; esac
+done
+"{attnsim}" "$@" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+mode, clock = "'$mode'", "'$clock'"
+t = 1010.0 if mode == "sampled" else (1020.0 * 1.98 / float(clock) if clock else 1000.0)
+d["metrics"]["gpu__time_duration.sum"] = t
+if mode == "sampled":
+    d["metrics"]["attnsim__sampled_fraction"] = 0.5
+json.dump(d, sys.stdout)
+'
+"""
+
+
+def test_jitter_reports_the_full_runs_spread_and_the_error_against_their_median(attnsim_bin, tmp_path):
+    d = str(tmp_path)
+    wrapper = os.path.join(d, "attnsim")
+    with open(wrapper, "w") as f:
+        f.write(JITTER_WRAPPER.replace("{attnsim}", os.path.abspath(attnsim_bin)))
+    os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IXUSR)
+    lst = os.path.join(d, "w.txt")
+    with open(lst, "w") as f:
+        f.write(WORKLOAD)
+    out_json = os.path.join(d, "rows.json")
+    out = run(["--binary", wrapper, "--jitter", "3", "--json", out_json, lst])
+    r = json.load(open(out_json))[0]
+    assert abs(r["time_err"] - 0.01) < 1e-9, r  # against the one unmoved full run
+    assert len(r["full_times_jittered"]) == 3 and all(abs(t - 1020) < 1e-6 for t in r["full_times_jittered"]), r
+    assert abs(r["full_spread"] - 20 / 1020) < 1e-9, r
+    assert abs(r["time_err_vs_median_full"] - (1010 / 1020 - 1)) < 1e-9, r
+    assert "full runs spread 1.961 %" in out and "jitter (3 perturbed full runs each, 1 sampled workloads)" in out, out
+    # Without --jitter nothing is perturbed.
+    run(["--binary", wrapper, "--json", out_json, lst])
+    assert "full_spread" not in json.load(open(out_json))[0]
