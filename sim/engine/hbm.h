@@ -101,6 +101,17 @@ class Hbm {
     background_ = FluidLoad(static_cast<double>(free_.size()) / cycles_per_byte_);
     background_on_ = true;
   }
+  // CTAs skipped whole: their bytes (in read bytes) join one backlog that the channels drain at
+  // their full rate; returns when the backlog, these bytes included, is drained. So skipped CTAs
+  // cannot move bytes faster than the channels can, whatever their reference's time.
+  double add_backlog(double t, double bytes) {
+    const double capacity = static_cast<double>(free_.size()) / cycles_per_byte_;
+    backlog_ = std::max(0.0, backlog_ - (t - backlog_t_) * capacity) + bytes;
+    backlog_t_ = t;
+    return t + backlog_ / capacity;
+  }
+  // A written byte's channel time in read bytes' (the fluid is counted in read bytes).
+  double write_weight() const { return cycles_per_byte_ > 0 ? write_cycles_per_byte_ / cycles_per_byte_ : 1.0; }
   // Returns when the channels could have moved the fluid of [t - duration, t) and the timed
   // work queued at t (the mean backlog of the channels).
   double add_background(double t, double duration, core::Bytes bytes) {
@@ -137,6 +148,7 @@ class Hbm {
 
   std::vector<double> free_;          // per channel: when it is free again
   FluidLoad background_;              // skipped steps' DRAM bytes (sampled simulation; off otherwise)
+  double backlog_ = 0, backlog_t_ = 0;  // CTAs skipped whole: bytes not yet moved, as of backlog_t_
   bool background_on_ = false;
   double cycles_per_byte_ = 0;        // per channel (all channels alike): reads
   double write_cycles_per_byte_ = 0;  // writes (HbmSpec::write_bandwidth_gbps)

@@ -11,6 +11,7 @@ void LaunchSimulator<Memory>::init_sampler() {
   // a launch of clusters: a CTA skipped whole would leave its cluster's multicast loads and
   // barriers behind.
   if (record_blocking_ || shape_.cluster_size > 1) return sampler_.disable();
+  memory_.enable_background();  // skipped steps' and skipped CTAs' bytes take their share (fluid_load.h)
   // Warp-specialized CTAs (several warp groups) or mbarriers: a skipped step would leave the other
   // groups' barrier phases behind, so only whole CTAs are skipped.
   if (groups_.size() != 1 || !mbar_counts_.empty()) return sampler_.whole_ctas_only();
@@ -18,10 +19,7 @@ void LaunchSimulator<Memory>::init_sampler() {
   sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
     return launch_.emit_group_step(cta, 0, step, ops);
   });
-  if (sampler_.skips_steps()) {
-    memory_.set_warm_stride(Sampler::kWarmSetStride);
-    memory_.enable_background();
-  }
+  if (sampler_.skips_steps()) memory_.set_warm_stride(Sampler::kWarmSetStride);
 }
 
 template <class Memory>
@@ -37,7 +35,13 @@ bool LaunchSimulator<Memory>::sampled_dispatch(std::uint32_t slot, double now) {
           return launch_.emit_group_step(cta, g, step, ops);
         },
         [this](const core::TileOp& op, LaunchStats& st, core::TensorTraffic& smem) { count_op(op, banks_, st, smem); });
-  return held > 0 && sampled_sleep(slot, now + held, now);
+  if (held <= 0) return false;
+  // Skipped whole: its reference's DRAM bytes (read, and written back) load the HBM channels as a
+  // fluid over its held time, as skipped steps' do, and its slot is held at least until the
+  // channels could have moved them. Without it a write-bound launch's skipped CTAs leave the
+  // channels idle and the simulated CTAs after them run fast (docs/sampling.md).
+  const double moved = memory_.occupy_dram(now, held, sampler_.ref_dram_bytes(false), sampler_.ref_dram_bytes(true));
+  return sampled_sleep(slot, std::max(now + held, moved), now);
 }
 
 template <class Memory>

@@ -249,6 +249,12 @@ double MemorySystem::occupy(double t, double duration, const WarmMark& m) {
   return std::max(dram, l2_background_.add(t, duration, l2) + queued / static_cast<double>(l2_ports_.size()));
 }
 
+double MemorySystem::occupy_dram(double t, double duration, double read, double written) {
+  if (!l2_enabled_) return t;
+  const double bytes = read + written * hbm_.write_weight();
+  return std::max(hbm_.add_background(t, duration, static_cast<core::Bytes>(bytes)), hbm_.add_backlog(t, bytes));
+}
+
 void MemorySystem::warm_scale(const WarmMark& m, core::Tensor tensor, double f) {
   // What the warmed pieces added since `m`, times f - 1, rounded once per counter. The
   // write-backs are left alone: each is one dirty line (stores are warmed whole).

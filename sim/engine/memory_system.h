@@ -79,6 +79,8 @@ class MemorySystem {
   // they could have moved the fluid of that window: skipped work takes its share of the bandwidth.
   void enable_background();
   double occupy(double t, double duration, const WarmMark& m);
+  // The same for a CTA skipped whole: DRAM bytes `read` and `written` (at the write bandwidth).
+  double occupy_dram(double t, double duration, double read, double written);
   void warm_scale(const WarmMark& m, core::Tensor tensor, double f);
 
   bool l2_enabled() const { return l2_enabled_; }

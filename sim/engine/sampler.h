@@ -66,6 +66,12 @@ class Sampler {
   template <class Emit>
   double start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emit&& emit);
   bool phantom(std::uint32_t slot) const { return slots_[slot].phantom; }
+  // The DRAM bytes the reference CTA (that CTAs skipped whole count as) reads, or writes.
+  double ref_dram_bytes(bool written) const {
+    double b = 0;
+    for (std::size_t t = 0; t < core::kNumTensors && !ref_.mem.empty(); ++t) b += ref_.mem[10 + 2 * t + (written ? 1 : 0)];
+    return b;
+  }
   // Counts the steps of up to kProbes CTAs spread over the grid (`emit(cta, step, ops)`); when
   // they differ (a causal mask, uneven splits), CTAs read shared data at different step
   // positions, the simulated steps of one CTA are the skipped steps of another and per-step L2

@@ -65,6 +65,7 @@ class ScratchpadMemory {
   void warm_scale(const WarmMark&, core::Tensor, double) {}
   void enable_background() {}
   double occupy(double t, double, const WarmMark&) { return t; }
+  double occupy_dram(double t, double, double, double) { return t; }
 
   bool l2_enabled() const { return false; }
   core::Bytes line_bytes() const { return line_bytes_; }

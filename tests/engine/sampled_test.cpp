@@ -205,6 +205,28 @@ TEST(Sampled, SkippedStepsTakeTheirShareOfTheBandwidthNotAQueue) {
   EXPECT_LT(metric(p.sampled, "attnsim__sampled_fraction"), 0.6) << "nothing skipped: the case tests nothing";
 }
 
+// A write-bound launch: the QK^T GEMM of standard d = 64 writes its scores at about the DRAM
+// write bandwidth (an h200 cut to a quarter: 33 SMs, HBM 1200 / 950 GB/s, 15 MiB of L2; 124 waves).
+// CTAs skipped whole move no bytes themselves; their reference's DRAM bytes join a backlog that
+// the channels drain at their rate, and their slot is held until it is drained. Without it the
+// simulated CTAs after them found the channels idle and the launch came out 27 % fast, faster than
+// its output can be written at all.
+TEST(Sampled, CtasSkippedWholeCannotOutrunTheDramBandwidth) {
+  const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "33"},
+                                                          {"hbm.bandwidth_gbps", "1200"},
+                                                          {"hbm.write_bandwidth_gbps", "950"},
+                                                          {"l2.capacity_bytes", "15728640"}});
+  const auto runs = run_both(d, {{"heads", "8"}, {"seq", "4096"}, {"head_dim", "64"}}, "standard_qk", "standard");
+  ASSERT_EQ(runs.size(), 1u);
+  const Pair& p = runs[0];
+  ASSERT_GT(p.sampled.totals.ctas_skipped, 0u) << "no CTA skipped whole: the case tests nothing";
+  const double written = 8.0 * 4096 * 4096 * 2;  // the fp16 scores, bytes
+  const double bound_ns = written / 950.0;          // at 950 GB/s = 950 bytes per ns
+  EXPECT_GT(p.full.totals.time_ns, bound_ns);
+  EXPECT_GT(p.sampled.totals.time_ns, bound_ns);
+  EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.06);  // -4.9 %; -27 % without the backlog
+}
+
 // Waves that alternate: 8 SMs of 2 CTAs make waves of 16 CTAs, and the 32 CTAs of a head
 // (N4096, 128-row tiles) read its K/V blocks in two waves, the first from DRAM and the second from
 // the L2. No two consecutive waves agree, waves two apart do: the launch is steady with a period
