@@ -26,8 +26,10 @@ class FluidLoad {
   // in which case a step at this rate takes longer.
   double add(double t0, double duration, double bytes) {
     if (bytes <= 0 || !enabled()) return t0;
-    duration = std::clamp(duration, kWidth, kWidth * (kBuckets / 4));
+    // At the rate of the whole span; a span beyond the horizon loses its tail, not its rate.
+    duration = std::max(duration, kWidth);
     const double rate = bytes / duration;
+    duration = std::min(duration, kWidth * (kBuckets / 4));
     for_each(t0, t0 + duration, [&](Bucket& b, double share) { b.fluid += rate * share * kWidth; });
     double before = 0;  // bytes inside the span before (uniform within a bucket)
     for_each(t0 - duration, t0, [&](Bucket& b, double share) { before += b.fluid * share; });

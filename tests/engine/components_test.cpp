@@ -51,6 +51,17 @@ TEST(FluidLoad, AStepAfterAnOversubscribedSpanTakesWhatTheLevelNeeded) {
   EXPECT_DOUBLE_EQ(off.factor(7), 1.0);
 }
 
+// A span beyond the fluid's horizon (32768 buckets / 4 of 256 cycles: 2,097,152 cycles; a long CTA
+// skipped whole) keeps its rate: its bytes over its whole span, the tail past the horizon dropped.
+// At the clamped span the rate came out 4x too high here.
+TEST(FluidLoad, ASpanBeyondTheHorizonKeepsItsRate) {
+  FluidLoad f(10.0);
+  const double horizon = 2097152, span = 4 * horizon;
+  f.add(0, span, 5.0 * span);                // 5 B/cycle over the whole span
+  EXPECT_DOUBLE_EQ(f.factor(1000), 2.0);     // half the capacity left, not 20 B/cycle (capped at 90 %)
+  EXPECT_DOUBLE_EQ(f.factor(horizon + 1000), 1.0);  // past the horizon: dropped
+}
+
 TEST(BandwidthServer, QueuesRequestsThatArriveWhileBusy) {
   BandwidthServer s(4.0);                 // 4 bytes per cycle
   EXPECT_DOUBLE_EQ(s.serve(0, 40), 10);   // 40 B take 10 cycles
