@@ -38,16 +38,21 @@ def run(args):
     return p.stdout
 
 
-def test_kernel_errors_that_cancel_in_the_total_are_reported(attnsim_bin, tmp_path):
+def make_inputs(wrapper_text, attnsim_bin, tmp_path):
+    """Writes the wrapper around attnsim and the one-workload list; returns their paths and the JSON path."""
     d = str(tmp_path)
     wrapper = os.path.join(d, "attnsim")
     with open(wrapper, "w") as f:
-        f.write(WRAPPER.replace("{attnsim}", os.path.abspath(attnsim_bin)))
+        f.write(wrapper_text.replace("{attnsim}", os.path.abspath(attnsim_bin)))
     os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IXUSR)
     lst = os.path.join(d, "w.txt")
     with open(lst, "w") as f:
         f.write(WORKLOAD)
-    out_json = os.path.join(d, "rows.json")
+    return wrapper, lst, os.path.join(d, "rows.json")
+
+
+def test_kernel_errors_that_cancel_in_the_total_are_reported(attnsim_bin, tmp_path):
+    wrapper, lst, out_json = make_inputs(WRAPPER, attnsim_bin, tmp_path)
     out = run(["--binary", wrapper, "--json", out_json, lst])
     rows = json.load(open(out_json))
     assert len(rows) == 1, rows
@@ -59,14 +64,15 @@ def test_kernel_errors_that_cancel_in_the_total_are_reported(attnsim_bin, tmp_pa
     assert errs[1] < 0 and errs[2] == 0, errs
     assert "kernels of 1 workloads" in out and "worst" in out, out
     # Reused full runs keep their kernel times.
-    out2_json = os.path.join(d, "rows2.json")
+    out2_json = os.path.join(str(tmp_path), "rows2.json")
     run(["--binary", wrapper, "--reuse-full", out_json, "--json", out2_json, lst])
     assert json.load(open(out2_json))[0]["kernel_time_errs"] == errs
 
 
 
-# Full runs report 1000 ns, or 1020 ns (scaled back to the 1.98 GHz clock) when the clock is moved:
-# a chaotic jump; the sampled run reports 1010 ns and a sampled fraction of one half.
+# Full runs report 1000 ns, or 1000 + 10 s^2 ns (scaled back to the 1.98 GHz clock) when the clock
+# is moved by s x 1e-7: a chaotic jump; the sampled run reports 1020 ns and a sampled fraction of
+# one half.
 JITTER_WRAPPER = """#!/bin/bash
 mode=full; clock=
 for a in "$@"; do
@@ -77,7 +83,8 @@ done
 import json, sys
 d = json.load(sys.stdin)
 mode, clock = "'$mode'", "'$clock'"
-t = 1010.0 if mode == "sampled" else (1020.0 * 1.98 / float(clock) if clock else 1000.0)
+step = round((float(clock) / 1.98 - 1) / 1e-7) if clock else 0
+t = 1020.0 if mode == "sampled" else (1000.0 + 10 * step ** 2) * (1.98 / float(clock) if clock else 1.0)
 d["metrics"]["gpu__time_duration.sum"] = t
 if mode == "sampled":
     d["metrics"]["attnsim__sampled_fraction"] = 0.5
@@ -87,22 +94,15 @@ json.dump(d, sys.stdout)
 
 
 def test_jitter_reports_the_full_runs_spread_and_the_error_against_their_median(attnsim_bin, tmp_path):
-    d = str(tmp_path)
-    wrapper = os.path.join(d, "attnsim")
-    with open(wrapper, "w") as f:
-        f.write(JITTER_WRAPPER.replace("{attnsim}", os.path.abspath(attnsim_bin)))
-    os.chmod(wrapper, os.stat(wrapper).st_mode | stat.S_IXUSR)
-    lst = os.path.join(d, "w.txt")
-    with open(lst, "w") as f:
-        f.write(WORKLOAD)
-    out_json = os.path.join(d, "rows.json")
-    out = run(["--binary", wrapper, "--jitter", "3", "--json", out_json, lst])
+    wrapper, lst, out_json = make_inputs(JITTER_WRAPPER, attnsim_bin, tmp_path)
+    out = run(["--binary", wrapper, "--jitter", "4", "--json", out_json, lst])
     r = json.load(open(out_json))[0]
-    assert abs(r["time_err"] - 0.01) < 1e-9, r  # against the one unmoved full run
-    assert len(r["full_times_jittered"]) == 3 and all(abs(t - 1020) < 1e-6 for t in r["full_times_jittered"]), r
-    assert abs(r["full_spread"] - 20 / 1020) < 1e-9, r
-    assert abs(r["time_err_vs_median_full"] - (1010 / 1020 - 1)) < 1e-9, r
-    assert "full runs spread 1.961 %" in out and "jitter (3 perturbed full runs each, 1 sampled workloads)" in out, out
+    assert abs(r["time_err"] - 0.02) < 1e-9, r  # against the one unmoved full run
+    # Steps +1, -1, +2, -2: 1010, 1010, 1040, 1040; with the unmoved 1000 the median is 1010.
+    assert [round(t, 6) for t in r["full_times_jittered"]] == [1010, 1010, 1040, 1040], r
+    assert abs(r["full_spread"] - 40 / 1010) < 1e-9, r
+    assert abs(r["time_err_vs_median_full"] - (1020 / 1010 - 1)) < 1e-9, r
+    assert "full runs spread 3.960 %" in out and "jitter (4 perturbed full runs each, 1 sampled workloads)" in out, out
     # Without --jitter nothing is perturbed.
     run(["--binary", wrapper, "--json", out_json, lst])
     assert "full_spread" not in json.load(open(out_json))[0]
