@@ -8,8 +8,9 @@
 // waves of CTAs with equal op streams repeat (each of the last p waves agrees with the one p
 // before it in mean CTA time, DRAM bytes and L2 hits; p = 1 to kMaxPeriod), further CTAs that
 // check out equal (same step count, same first and last step shape) are skipped whole: their
-// slot is held for the reference CTA time and their counts are the reference CTA's (the mean
-// CTA of the last 2p waves). The wave before the last full one is simulated again to rebuild
+// slot is held for the reference CTA time (or until the HBM channels could have moved its DRAM
+// bytes, launch_sampling.cpp) and their counts are the reference CTA's (the mean CTA of the last
+// 2p waves). The wave before the last full one is simulated again to rebuild
 // the L2 state (its counts are the reference's), and the last full and partial waves are
 // simulated. Only CTAs and steps: nothing here knows a kernel.
 #pragma once
