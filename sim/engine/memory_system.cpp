@@ -233,9 +233,10 @@ MemorySystem::WarmMark MemorySystem::warm_mark(core::Tensor tensor) const {
   return {counters_, traffic_.lts[tensor].read, traffic_.dram[tensor].read, traffic_.l1[tensor].read, untimed_dram_};
 }
 
-void MemorySystem::enable_background() {
+void MemorySystem::enable_background(bool l2) {
   if (!l2_enabled_) return;
   hbm_.enable_background();
+  if (!l2) return;
   l2_background_ = FluidLoad(l2_bytes_per_cycle_);
   l2_background_on_ = l2_background_.enabled();
 }

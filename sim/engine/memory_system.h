@@ -75,9 +75,11 @@ class MemorySystem {
   WarmMark warm_mark(core::Tensor tensor) const;
   // Sampled simulation: what was warmed since `m` (its DRAM and L2 bytes) loads the HBM channels
   // and L2 ports evenly over [t, t + duration), a skipped step's expected span, as a fluid that
-  // timed accesses see as a lower rate (fluid_load.h; enable_background() first). Returns when
+  // timed accesses see as a lower rate (fluid_load.h; enable_background(true) first). Returns when
   // they could have moved the fluid of that window: skipped work takes its share of the bandwidth.
-  void enable_background();
+  // `l2`: the L2 ports too (skipped steps); without it only the HBM channels (CTAs skipped whole
+  // load no L2 fluid, and an L2 access then skips the fluid's lookup).
+  void enable_background(bool l2);
   double occupy(double t, double duration, const WarmMark& m);
   // The same for a CTA skipped whole: DRAM bytes `read` and `written` (at the write bandwidth).
   double occupy_dram(double t, double duration, double read, double written);

@@ -63,7 +63,7 @@ class ScratchpadMemory {
   struct WarmMark {};
   WarmMark warm_mark(core::Tensor) const { return {}; }
   void warm_scale(const WarmMark&, core::Tensor, double) {}
-  void enable_background() {}
+  void enable_background(bool) {}
   double occupy(double t, double, const WarmMark&) { return t; }
   double occupy_dram(double t, double, double, double) { return t; }
 
