@@ -32,14 +32,16 @@ bool LaunchSimulator<Memory>::sampled_dispatch(std::uint32_t slot, double now) {
   const double held = sampler_.start_cta(slot, cta, now, [this, cta](std::uint64_t step, std::vector<core::TileOp>& ops) {
     return launch_.emit_group_step(cta, 0, step, ops);
   });
-  if (held <= 0 && sampler_.describes_ctas())
-    sampler_.describe_cta(
-        slot, static_cast<std::uint32_t>(groups_.size()),
-        [this, cta](std::uint32_t g, std::uint64_t step, std::vector<core::TileOp>& ops) {
-          return launch_.emit_group_step(cta, g, step, ops);
-        },
-        [this](const core::TileOp& op, LaunchStats& st, core::TensorTraffic& smem) { count_op(op, banks_, st, smem); });
-  if (held <= 0) return false;
+  if (held <= 0) {  // simulated
+    if (sampler_.describes_ctas())
+      sampler_.describe_cta(
+          slot, static_cast<std::uint32_t>(groups_.size()),
+          [this, cta](std::uint32_t g, std::uint64_t step, std::vector<core::TileOp>& ops) {
+            return launch_.emit_group_step(cta, g, step, ops);
+          },
+          [this](const core::TileOp& op, LaunchStats& st, core::TensorTraffic& smem) { count_op(op, banks_, st, smem); });
+    return false;
+  }
   // Skipped whole: its reference's DRAM bytes (read, and written back) load the HBM channels as a
   // fluid over its held time, as skipped steps' do, and its slot is held at least until the
   // channels could have moved them. Without it a write-bound launch's skipped CTAs leave the

@@ -68,11 +68,7 @@ class Sampler {
   double start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emit&& emit);
   bool phantom(std::uint32_t slot) const { return slots_[slot].phantom; }
   // The DRAM bytes the reference CTA (that CTAs skipped whole count as) reads, or writes.
-  double ref_dram_bytes(bool written) const {
-    double b = 0;
-    for (std::size_t t = 0; t < core::kNumTensors && !ref_.mem.empty(); ++t) b += ref_.mem[10 + 2 * t + (written ? 1 : 0)];
-    return b;
-  }
+  double ref_dram_bytes(bool written) const { return ref_.mem.empty() ? 0.0 : dram_bytes(ref_.mem, written ? 1 : 0); }
   // Counts the steps of up to kProbes CTAs spread over the grid (`emit(cta, step, ops)`); when
   // they differ (a causal mask, uneven splits), CTAs read shared data at different step
   // positions, the simulated steps of one CTA are the skipped steps of another and per-step L2
@@ -199,6 +195,14 @@ class Sampler {
   static std::uint64_t signature(const std::vector<core::TileOp>& ops);
   // The memory counts as one vector: 10 counters, then dram, lts, l1 read/write per tensor.
   static constexpr std::size_t kVec = 10 + 6 * core::kNumTensors;
+  // The DRAM bytes of memory counts in that layout: read (`which` 0), written (1) or both (2).
+  static double dram_bytes(const std::vector<double>& mem, int which) {
+    double b = 0;
+    for (std::size_t t = 0; t < core::kNumTensors; ++t)
+      for (int dir = 0; dir < 2; ++dir)
+        if (which == 2 || which == dir) b += mem[10 + 2 * t + static_cast<std::size_t>(dir)];
+    return b;
+  }
   static void add_scaled(std::vector<double>& acc, const MemoryCount& d, double f);
   void wave_done(std::uint64_t cta, const Slot& s, double duration, const std::vector<double>& mem);
   void count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig);

@@ -37,11 +37,7 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
   // 2: CTAs that share data (a head's K/V blocks) in groups of about two waves make waves that
   // alternate between reading new data and re-reading it (flash2 B1 H32 N65536 on the h200:
   // DRAM bytes 40 % apart wave to wave, never steady with period 1, all CTAs simulated).
-  auto dram = [](const Wave& x) {
-    double b = 0;
-    for (std::size_t i = 10; i < 10 + 2 * core::kNumTensors; ++i) b += x.mem[i];
-    return b;
-  };
+  auto dram = [](const Wave& x) { return dram_bytes(x.mem, 2); };
   auto agree = [&](const Wave& a, const Wave& b, double& dt) {
     dt = rel_diff(a.dur_sum, b.dur_sum);
     return dt <= kWaveTolerance && rel_diff(dram(a), dram(b)) <= kWaveTolerance &&
