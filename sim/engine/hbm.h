@@ -113,11 +113,14 @@ class Hbm {
   // A written byte's channel time in read bytes' (the fluid is counted in read bytes).
   double write_weight() const { return cycles_per_byte_ > 0 ? write_cycles_per_byte_ / cycles_per_byte_ : 1.0; }
   // Returns when the channels could have moved the fluid of [t - duration, t) and the timed
-  // work queued at t (the mean backlog of the channels).
+  // work queued at t (the mean backlog of the channels). Each timed byte held its channel
+  // 1 / (1 - u) as long (rate_at), the fluid's share u already in it; the backlog counts at the
+  // rate the timed bytes alone take (divided by that factor at t), or the fluid would count twice.
   double add_background(double t, double duration, core::Bytes bytes) {
     double queued = 0;
     for (const double f : free_) queued += std::max(0.0, f - t);
-    return background_.add(t, duration, static_cast<double>(bytes)) + queued / static_cast<double>(free_.size());
+    queued /= static_cast<double>(free_.size()) * background_.factor(t);  // before this step's fluid joins
+    return background_.add(t, duration, static_cast<double>(bytes)) + queued;
   }
 
  private:

@@ -245,9 +245,10 @@ double MemorySystem::occupy(double t, double duration, const WarmMark& m) {
   if (!l2_enabled_) return t;
   const double dram = hbm_.add_background(t, duration, untimed_dram_ - m.untimed);
   const auto l2 = static_cast<double>(counters_.l2_request_bytes - m.c.l2_request_bytes);
-  double queued = 0;  // timed work still queued at the ports
+  double queued = 0;  // timed work still queued at the ports, at the rate it takes alone (Hbm::add_background)
   for (const BandwidthServer& p : l2_ports_) queued += std::max(0.0, p.free_at() - t);
-  return std::max(dram, l2_background_.add(t, duration, l2) + queued / static_cast<double>(l2_ports_.size()));
+  queued /= static_cast<double>(l2_ports_.size()) * l2_background_.factor(t);  // before this step's fluid joins
+  return std::max(dram, l2_background_.add(t, duration, l2) + queued);
 }
 
 double MemorySystem::occupy_dram(double t, double duration, double read, double written) {

@@ -224,7 +224,7 @@ TEST(Sampled, CtasSkippedWholeCannotOutrunTheDramBandwidth) {
   const double bound_ns = written / 950.0;          // at 950 GB/s = 950 bytes per ns
   EXPECT_GT(p.full.totals.time_ns, bound_ns);
   EXPECT_GT(p.sampled.totals.time_ns, bound_ns);
-  EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.06);  // -4.9 %; -27 % without the backlog
+  EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.06);  // -5.0 %; -27 % without the backlog
 }
 
 // Waves that alternate: 8 SMs of 2 CTAs make waves of 16 CTAs, and the 32 CTAs of a head
