@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/sampled_vs_full.py: per-kernel time errors beside the run's, found even where two
 kernels' errors cancel in the run's total; --reuse-full takes the full runs from an earlier JSON;
---jitter reports the perturbed full runs' spread and the sampled error against their median.
+--jitter reports the perturbed full runs' spread and the sampled error against their median; the
+summary has a line over the sampled workloads alone.
 Run: ATTNSIM=build/attnsim /usr/bin/python3 -m pytest scripts/tests/test_sampled_vs_full.py"""
 import json
 import os
@@ -106,3 +107,33 @@ def test_jitter_reports_the_full_runs_spread_and_the_error_against_their_median(
     # Without --jitter nothing is perturbed.
     run(["--binary", wrapper, "--json", out_json, lst])
     assert "full_spread" not in json.load(open(out_json))[0]
+
+
+# Two workloads: heads=2 runs in full in sampled mode too (fraction 1, no error); heads=4 is sampled
+# (fraction 0.5) and 2 % slow.
+MIXED_WRAPPER = """#!/bin/bash
+mode=full
+for a in "$@"; do [ "$a" = "sim.mode=sampled" ] && mode=sampled; done
+"{attnsim}" "$@" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+if "'$mode'" == "sampled" and d["workload"]["heads"] == 4:
+    d["metrics"]["gpu__time_duration.sum"] *= 1.02
+    d["metrics"]["attnsim__sampled_fraction"] = 0.5
+    for k in d["kernels"]:
+        k["metrics"]["gpu__time_duration.sum"] *= 1.02
+json.dump(d, sys.stdout)
+'
+"""
+
+
+def test_summary_over_the_sampled_workloads_alone(attnsim_bin, tmp_path):
+    wrapper, lst, out_json = make_inputs(MIXED_WRAPPER, attnsim_bin, tmp_path)
+    with open(lst, "a") as f:
+        f.write(WORKLOAD.replace("heads=2", "heads=4"))
+    out = run(["--binary", wrapper, "--json", out_json, lst])
+    rows = json.load(open(out_json))
+    assert [r["sampled_fraction"] for r in rows] == [1, 0.5], rows
+    assert "2 workloads: |time err| median 1.000 %, worst 2.000 %" in out, out  # 0 and 2 %
+    assert "1 sampled workloads (the others ran in full): |time err| median 2.000 %, worst 2.000 %" in out, out
+    assert "their kernels median 2.000 %, worst 2.000 %" in out, out
