@@ -1,6 +1,8 @@
 // Sampled simulation inside a CTA: run detection, skipped steps' counts, per-CTA memory counts.
 #include "sim/engine/sampler.h"
 
+#include <cmath>
+
 #include <array>
 
 namespace attnsim::engine {
@@ -147,6 +149,15 @@ double Sampler::finish_cta(std::uint32_t slot, double now) {
   s.pending = 0;
   s.measure = false;
   return end;
+}
+
+std::uint64_t Sampler::warm_end(const Slot& s) {
+  if (s.cta >= slots_.size()) return trend_votes_ * 2 > trend_voters_ ? kLongWarmSteps : kWarmSteps;
+  // A CTA of the first wave votes and keeps kWarmSteps (its wave has no burst to wait out), so
+  // that every CTA of a wave simulates the same steps.
+  ++trend_voters_;
+  if (s.early[0] > 0 && std::fabs(s.early[1] / s.early[0] - 1.0) > kTrend) ++trend_votes_;
+  return kWarmSteps;
 }
 
 void Sampler::after_access(std::uint32_t slot, const core::TileOp& op, const MemoryCount& m, bool done) {

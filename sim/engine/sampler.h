@@ -44,6 +44,19 @@ class Sampler {
   // slower than in a full run (L2 port queues at a wave's start, docs/sampling.md); its steps
   // 8-15 are 0-3 % faster there and within 1.5 % in the waves before.
   static constexpr std::uint32_t kWarmSteps = 16;
+  // Where a launch's step time still moves at the samples, the CTAs after the first wave are
+  // simulated on to step kLongWarmSteps and take their samples from the last eight of those. In
+  // a DRAM-bound GEMM the CTAs of every wave after the first start together as the wave before
+  // retires and queue behind each other at the HBM channels over their steps 6-17 (standard's
+  // P V, B1 H32 N4096 d128 on the h200, full mode: steps 8-15 2,284 cycles on average, steps
+  // 16-63 1,892), while their own steps 8-15 look flat. The first wave's CTAs, which start
+  // together at 0 and have no such burst, keep kWarmSteps and vote: does the step time still move
+  // through their steps 8-15 (steps 12-15 against 8-11 by more than kTrend; by 7 % in that
+  // launch, by less than 0.2 % in flash2's)? The later CTAs follow the first wave's majority, so
+  // all CTAs of a wave simulate the same steps (docs/sampling.md).
+  static constexpr std::uint32_t kLongWarmSteps = 32;
+  static constexpr double kTrend = 0.02;
+  static constexpr std::uint32_t kSampleSteps = 8;  // a run's first samples: its last warm steps
   static constexpr std::uint32_t kLeadSteps = 2;    // steps after a skip that refill the pipeline (not measured)
   static constexpr std::uint32_t kBlockSteps = 4;   // a re-measuring sample block
   static constexpr std::uint32_t kPeriod = 64;      // a sample block ends each period of a long run
@@ -173,6 +186,8 @@ class Sampler {
     double group_latency = 0;  // summed over `groups` committed groups with loads
     std::uint64_t groups = 0;
     double n = 0, sum = 0, sumsq = 0;  // measured step times of the run
+    double early[2] = {0, 0};          // summed step times at run positions 8-11 and 12-15
+    std::uint64_t warm_end = kWarmSteps;  // the run is simulated up to here
     core::LaunchStats step_stats;      // op-stream counts of one step of the run
     core::TensorTraffic step_smem;
     bool step_counted = false;
@@ -206,6 +221,9 @@ class Sampler {
   static void add_scaled(std::vector<double>& acc, const MemoryCount& d, double f);
   void wave_done(std::uint64_t cta, const Slot& s, double duration, const std::vector<double>& mem);
   void count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig);
+  // Where the run of the CTA in slot s, at its kWarmSteps-th step, stops being simulated:
+  // kWarmSteps, or kLongWarmSteps where its step time still moves (kLongWarmSteps above).
+  std::uint64_t warm_end(const Slot& s);
   static std::uint32_t key_of(const core::TileOp& op) {
     return static_cast<std::uint32_t>(op.tensor) * 2 + (op.kind == core::OpKind::kStore ? 1 : 0);
   }
@@ -216,6 +234,7 @@ class Sampler {
   bool flush_counted_ = true;
   bool skip_steps_ = true;  // probe found equal step counts
   bool skip_waves_ = true;
+  std::uint64_t trend_votes_ = 0, trend_voters_ = 0;  // first-wave runs whose step time still moved
   bool describe_ = false;  // whole_ctas_only(): no step hooks
   MemoryCount before_;
   // Extrapolated memory counts (vec layout; doubles, rounded once at the end).
@@ -248,6 +267,7 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
     s.n += 1;
     s.sum += d;
     s.sumsq += d * d;
+    if (s.run_pos >= kWarmSteps / 2 && s.run_pos < kWarmSteps) s.early[s.run_pos < kWarmSteps * 3 / 4 ? 0 : 1] += d;
   }
   const std::uint64_t sig = signature(ops);
   count_step(s, ops, sig);
@@ -256,14 +276,18 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
     s.sig = sig;
     s.run_pos = 0;
     s.n = s.sum = s.sumsq = 0;
+    s.early[0] = s.early[1] = 0;
+    s.warm_end = kWarmSteps;
     s.step_counted = false;
   } else {
     ++s.run_pos;
   }
+  if (skip_steps_ && s.run_pos == kWarmSteps) s.warm_end = warm_end(s);
+  if (s.warm_end > kWarmSteps && s.run_pos == s.warm_end - kSampleSteps) s.n = s.sum = s.sumsq = 0;  // samples: the last 8
   // The same steps of every CTA's run are simulated (a schedule by run position alone), so
   // that CTAs sharing data (the K/V blocks of a head) touch the same blocks in the simulated
   // steps and their L2 hit ratios carry over to the skipped ones.
-  const bool simulate = !skip_steps_ || s.run_pos < kWarmSteps || s.n < 1 || (s.run_pos - kWarmSteps) % kPeriod >= kPeriod - kBlockSteps;
+  const bool simulate = !skip_steps_ || s.run_pos < s.warm_end || s.n < 1 || (s.run_pos - kWarmSteps) % kPeriod >= kPeriod - kBlockSteps;
   if (!simulate) {
     if (!s.step_counted) {
       s.step_stats = {};
