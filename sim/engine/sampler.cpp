@@ -151,7 +151,7 @@ double Sampler::finish_cta(std::uint32_t slot, double now) {
   return end;
 }
 
-std::uint64_t Sampler::warm_end(const Slot& s) {
+std::uint64_t Sampler::decide_warm_end(const Slot& s) {
   if (s.cta >= slots_.size()) return trend_votes_ * 2 > trend_voters_ ? kLongWarmSteps : kWarmSteps;
   // A CTA of the first wave votes and keeps kWarmSteps (its wave has no burst to wait out), so
   // that every CTA of a wave simulates the same steps.

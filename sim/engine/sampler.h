@@ -221,9 +221,10 @@ class Sampler {
   static void add_scaled(std::vector<double>& acc, const MemoryCount& d, double f);
   void wave_done(std::uint64_t cta, const Slot& s, double duration, const std::vector<double>& mem);
   void count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig);
-  // Where the run of the CTA in slot s, at its kWarmSteps-th step, stops being simulated:
-  // kWarmSteps, or kLongWarmSteps where its step time still moves (kLongWarmSteps above).
-  std::uint64_t warm_end(const Slot& s);
+  // Where the run of the CTA in slot s, at its kWarmSteps-th step, stops being simulated: a CTA
+  // of the first wave votes and keeps kWarmSteps; a later one takes kLongWarmSteps where most of
+  // the first wave voted that the step time still moves (kLongWarmSteps above).
+  std::uint64_t decide_warm_end(const Slot& s);
   static std::uint32_t key_of(const core::TileOp& op) {
     return static_cast<std::uint32_t>(op.tensor) * 2 + (op.kind == core::OpKind::kStore ? 1 : 0);
   }
@@ -282,7 +283,7 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
   } else {
     ++s.run_pos;
   }
-  if (skip_steps_ && s.run_pos == kWarmSteps) s.warm_end = warm_end(s);
+  if (skip_steps_ && s.run_pos == kWarmSteps) s.warm_end = decide_warm_end(s);
   if (s.warm_end > kWarmSteps && s.run_pos == s.warm_end - kSampleSteps) s.n = s.sum = s.sumsq = 0;  // samples: the last 8
   // The same steps of every CTA's run are simulated (a schedule by run position alone), so
   // that CTAs sharing data (the K/V blocks of a head) touch the same blocks in the simulated
