@@ -205,6 +205,14 @@ TEST(Sampled, SkippedStepsTakeTheirShareOfTheBandwidthNotAQueue) {
   EXPECT_LT(metric(p.sampled, "attnsim__sampled_fraction"), 0.6) << "nothing skipped: the case tests nothing";
 }
 
+// An h200 cut to a quarter: 33 SMs, HBM 1200 / 950 GB/s (read / write), 15 MiB of L2.
+core::DeviceSpec quarter_h200() {
+  return config::load_device("h200", {{"sm.count", "33"},
+                                      {"hbm.bandwidth_gbps", "1200"},
+                                      {"hbm.write_bandwidth_gbps", "950"},
+                                      {"l2.capacity_bytes", "15728640"}});
+}
+
 // A write-bound launch: the QK^T GEMM of standard d = 64 writes its scores at about the DRAM
 // write bandwidth (an h200 cut to a quarter: 33 SMs, HBM 1200 / 950 GB/s, 15 MiB of L2; 124 waves).
 // CTAs skipped whole move no bytes themselves; their reference's DRAM bytes join a backlog that
@@ -212,10 +220,7 @@ TEST(Sampled, SkippedStepsTakeTheirShareOfTheBandwidthNotAQueue) {
 // simulated CTAs after them found the channels idle and the launch came out 27 % fast, faster than
 // its output can be written at all.
 TEST(Sampled, CtasSkippedWholeCannotOutrunTheDramBandwidth) {
-  const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "33"},
-                                                          {"hbm.bandwidth_gbps", "1200"},
-                                                          {"hbm.write_bandwidth_gbps", "950"},
-                                                          {"l2.capacity_bytes", "15728640"}});
+  const core::DeviceSpec d = quarter_h200();
   const auto runs = run_both(d, {{"heads", "8"}, {"seq", "4096"}, {"head_dim", "64"}}, "standard_qk", "standard");
   ASSERT_EQ(runs.size(), 1u);
   const Pair& p = runs[0];
@@ -231,13 +236,10 @@ TEST(Sampled, CtasSkippedWholeCannotOutrunTheDramBandwidth) {
 // quarter (33 SMs, HBM 1200 / 950 GB/s, 15 MiB of L2). The CTAs of every wave after the first
 // start together as the wave before retires and queue behind each other at the HBM channels over
 // their first steps, so their steps 8-15 are slower than the rest; the first wave's CTAs see the
-// launch's step time still rising there and vote, and the later CTAs take their samples from
-// steps 24-31. With samples from steps 8-15 the launch came out 6.5 % slow.
+// launch's step time still moving there (falling, on this device) and vote, and the later CTAs
+// take their samples from steps 24-31. With samples from steps 8-15 the launch came out 6.5 % slow.
 TEST(Sampled, RunsStillMovingAtTheirSamplesAreSampledLater) {
-  const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "33"},
-                                                          {"hbm.bandwidth_gbps", "1200"},
-                                                          {"hbm.write_bandwidth_gbps", "950"},
-                                                          {"l2.capacity_bytes", "15728640"}});
+  const core::DeviceSpec d = quarter_h200();
   const auto runs = run_both(d, {{"heads", "8"}, {"seq", "4096"}, {"head_dim", "128"}}, "standard_pv", "standard");
   ASSERT_EQ(runs.size(), 1u);
   const Pair& p = runs[0];
