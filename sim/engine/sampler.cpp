@@ -89,10 +89,9 @@ Sampler::Sampler(std::uint32_t slots, std::uint64_t ctas, bool flush_counted)
     : slots_(slots), flush_counted_(flush_counted), ext_(kVec, 0.0), scratch_(kVec, 0.0), ctas_(ctas) {
   const std::uint64_t s = std::max<std::uint32_t>(1, slots);
   waves_.resize((ctas + s - 1) / s);
-  // The last full wave and the partial one are simulated, the full wave before them too.
+  // The last full wave and the partial one are simulated.
   const std::uint64_t rest = ctas % s;
   tail_from_ = ctas >= s + rest ? ctas - s - rest : 0;
-  warm_from_ = tail_from_ >= s ? tail_from_ - s : 0;
 }
 
 std::uint64_t Sampler::signature(const std::vector<core::TileOp>& ops) {
@@ -120,6 +119,24 @@ void Sampler::add_scaled(std::vector<double>& acc, const MemoryCount& d, double 
       acc[i++] += f * static_cast<double>(level->by_tensor[t].read);
       acc[i++] += f * static_cast<double>(level->by_tensor[t].write);
     }
+}
+
+void Sampler::reset(Slot& s, std::uint64_t cta, double now) {
+  s.cta = cta;
+  s.have_sig = s.measure = s.skipped_any = false;
+  s.run_pos = 0;
+  s.since_skip = kLeadSteps;
+  s.cta_start = s.step_start = now;
+  s.pending = s.last_span = 0;
+  s.n = s.sum = s.sumsq = 0;
+  s.step_counted = false;
+  s.keys.clear();  // keeps its capacity
+  s.group_latency = 0;
+  s.groups = 0;
+  s.shape = {};
+  s.cta_stats = {};
+  s.cta_smem = {};
+  s.phantom = s.warm = false;
 }
 
 void Sampler::count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig) {

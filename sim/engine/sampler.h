@@ -10,9 +10,9 @@
 // check out equal (same step count, same first and last step shape) are skipped whole: their
 // slot is held for the reference CTA time (or until the HBM channels could have moved its DRAM
 // bytes, launch_sampling.cpp) and their counts are the reference CTA's (the mean CTA of the last
-// 2p waves). The wave before the last full one is simulated again to rebuild
-// the L2 state (its counts are the reference's), and the last full and partial waves are
-// simulated. Only CTAs and steps: nothing here knows a kernel.
+// 2p waves), over whole periods; the last skipped wave is simulated to rebuild the L2 state
+// before the launch is measured again (at 2x, 4x ... the waves) or the last full and partial
+// waves are simulated. Only CTAs and steps: nothing here knows a kernel.
 #pragma once
 
 #include <algorithm>
@@ -64,6 +64,9 @@ class Sampler {
 
   static constexpr double kWaveTolerance = 0.01;  // waves agree in time, DRAM bytes, L2 hits
   static constexpr std::uint64_t kMaxPeriod = 4;  // waves may repeat with a period up to this
+  // A steady launch is measured again at kRemeasureFactor times the waves it took to be steady,
+  // and so on: waves that agree one to the next can drift over tens (sampler_waves.cpp).
+  static constexpr std::uint64_t kRemeasureFactor = 2, kRemeasureSpan = 8;
   // Skipped steps' accesses warm every kWarmSetStride-th L2 set (set sampling), each counted
   // that many times (MemorySystem::warm).
   static constexpr std::uint32_t kWarmSetStride = 16;
@@ -247,10 +250,19 @@ class Sampler {
   std::vector<Wave> waves_;
   bool steady_ = false;
   Reference ref_;
-  std::uint64_t skip_from_ = 0, warm_from_ = 0, tail_from_ = 0;  // CTA indices
+  // CTA indices: CTAs from skip_from_ to end_from_ are skipped whole, the wave before end_from_
+  // rebuilds the L2 state; the tail (last full and partial wave) starts at tail_from_.
+  std::uint64_t skip_from_ = 0, end_from_ = 0, tail_from_ = 0, dispatched_ = 0;
+  bool remeasure_ = false;  // simulated from end_from_ until steady again, tested from test_from_ on
+  std::uint64_t test_from_ = 0;
   std::uint64_t phantoms_ = 0;
   bool skipped_steps_ = false;  // some step was skipped (and warmed)
   std::vector<core::TileOp> check_ops_;
+  // What start_cta does with CTA `cta`: simulate it, simulate it to rebuild the L2 state (before a
+  // re-measurement or the tail), or skip it whole if it checks out equal to the reference.
+  enum class CtaRole { kSimulated, kRebuild, kSkipped };
+  static void reset(Slot& s, std::uint64_t cta, double now);  // a new CTA in the slot
+  CtaRole role_of(std::uint64_t cta);
   // The CTA being checked by start_cta (its emit).
   template <class Emit>
   bool equal_cta(Emit& emit);
@@ -370,26 +382,15 @@ bool Sampler::equal_cta(Emit& emit) {
 template <class Emit>
 double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emit&& emit) {
   Slot& s = slots_[slot];
-  s.cta = cta;
-  s.have_sig = s.measure = s.skipped_any = false;
-  s.run_pos = 0;
-  s.since_skip = kLeadSteps;
-  s.cta_start = s.step_start = now;
-  s.pending = s.last_span = 0;
-  s.n = s.sum = s.sumsq = 0;
-  s.step_counted = false;
-  s.keys.clear();
-  s.group_latency = 0;
-  s.groups = 0;
-  s.shape = {};
-  s.cta_stats = {};
-  s.cta_smem = {};
-  s.phantom = s.warm = false;
-  if (!steady_ || !skip_waves_ || cta < skip_from_) return 0;
-  if (cta >= warm_from_) {
-    // Simulated to rebuild the L2 state for the tail; counted as the reference CTA if equal.
-    s.warm = cta < tail_from_ && equal_cta(emit);
-    return 0;
+  reset(s, cta, now);
+  switch (role_of(cta)) {
+    case CtaRole::kSimulated:
+      return 0;
+    case CtaRole::kRebuild:  // simulated to rebuild the L2 state; counted as the reference CTA if equal
+      s.warm = equal_cta(emit);
+      return 0;
+    case CtaRole::kSkipped:
+      break;
   }
   if (!equal_cta(emit)) return 0;
   s.phantom = true;

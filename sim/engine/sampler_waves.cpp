@@ -45,7 +45,7 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
   };
   std::uint64_t period = 0;
   double worst = 0;
-  for (std::uint64_t p = 1; p <= kMaxPeriod && period == 0 && 2 * p <= w + 1; ++p) {
+  for (std::uint64_t p = 1; p <= kMaxPeriod && period == 0 && 2 * p <= w + 1 && w + 1 - 2 * p >= test_from_; ++p) {
     bool ok = true;
     worst = 0;
     for (std::uint64_t i = 0; i < 2 * p && ok; ++i) {
@@ -69,8 +69,13 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
     sq += x.dur_sq;
     for (std::size_t k = 0; k < kVec; ++k) ref_.mem[k] += x.mem[k] / n;
   }
-  // The CTAs not dispatched yet before the warm-up wave are skipped from here on, each counted
-  // as the mean CTA of the last 2p waves.
+  // From here on CTAs are skipped whole, each counted as the mean CTA of the last 2p waves, over a
+  // whole number of periods in phase with those waves: a span of waves [skip, end) whose last wave
+  // is simulated again to rebuild the L2 state (counted as the reference too). Where waves
+  // alternate (p = 2: a head's CTAs read its K/V from DRAM in one wave and from the L2 in the
+  // next) a span that began or ended mid-period would count one wave's DRAM reads as half of two.
+  // CTAs dispatched before the test passed are simulated, so with p > 1 the span starts at the
+  // first wave of the right phase not yet dispatched.
   steady_ = true;
   ref_.shape = wave.shape;
   ref_.duration = dur / n;
@@ -80,7 +85,38 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
   ref_.stats = s.cta_stats;
   ref_.stats.events = 0;
   ref_.smem = s.cta_smem;
-  skip_from_ = (w + 1) * per;
+  auto phase_up = [&](std::uint64_t x) { return x + (period - (x - (w + 1)) % period) % period; };
+  const std::uint64_t skip = period == 1 ? w + 1 : phase_up(std::max(w + 1, (dispatched_ + per - 1) / per));
+  skip_from_ = skip * per;
+  // The span ends where the tail begins (the last full and the partial wave are simulated), or,
+  // where that leaves room, at kRemeasureFactor times the waves up to here: the launch is
+  // measured again from there until steady again. Waves that agree one to the next can drift over
+  // tens of waves: in the softmax of standard B1 H8 N16384 d128 on the h200 (496 waves of 264
+  // CTAs) a full run's CTA time is 11,430 cycles at waves 9-20 and 11,600 from wave 40 on (the
+  // HBM read latency rises from 706 to 745 cycles), and the one reference taken at wave 2 put the
+  // launch 1.5 % fast. A re-measurement simulates at least 2p + 1 waves: it is made only where
+  // kRemeasureSpan times that many waves follow it, and only for CTAs of fewer than kMinSteps steps
+  // (not sampled inside). CTAs with long loops over shared data keep a lockstep in a full run (a
+  // head's CTAs read each K/V block at nearly the same time) that one rebuilding wave after a
+  // span of skipped CTAs does not restore: in flash2 B1 H32 N131072 d128 on the h200 the waves
+  // measured again read 75 MB, then up to 460 MB each from DRAM instead of 71 MB, and were not
+  // steady again (25x the CPU time).
+  const std::uint64_t tail = tail_from_ / per;
+  const std::uint64_t again = phase_up(std::max(skip, kRemeasureFactor * (w + 1)));
+  remeasure_ = ref_.shape.steps < kMinSteps && again + kRemeasureSpan * (2 * period + 1) <= tail;
+  const std::uint64_t end = remeasure_ ? again : (tail > skip ? tail - (tail - skip) % period : skip);
+  end_from_ = end * per;
+}
+
+Sampler::CtaRole Sampler::role_of(std::uint64_t cta) {
+  dispatched_ = cta + 1;
+  if (!steady_ || !skip_waves_ || cta < skip_from_) return CtaRole::kSimulated;
+  if (cta < end_from_) return cta + slots_.size() >= end_from_ ? CtaRole::kRebuild : CtaRole::kSkipped;
+  if (remeasure_) {  // simulated from here until the waves are steady again
+    steady_ = remeasure_ = false;
+    test_from_ = end_from_ / slots_.size();
+  }
+  return CtaRole::kSimulated;
 }
 
 }  // namespace attnsim::engine
