@@ -41,6 +41,14 @@ std::vector<Pair> run_both(const core::DeviceSpec& d, const std::vector<config::
   return out;
 }
 
+// run_both for one launch: its pair (the test fails unless there is exactly one).
+Pair run_one(const core::DeviceSpec& d, const std::vector<config::Override>& sets, const std::string& only,
+             const std::string& kernel) {
+  std::vector<Pair> runs = run_both(d, sets, only, kernel);
+  EXPECT_EQ(runs.size(), 1u) << only;
+  return runs.at(0);
+}
+
 // CTAs of `groups` warp groups (4 warps each, no barriers between them), each running `steps`
 // equal steps: a 2 KiB load of its own rows, then a 64x64x64 MMA.
 class StepsLaunch : public core::KernelLaunch {
@@ -112,7 +120,9 @@ TEST(Sampled, ClosedFormBytesExactWithTheL2Off) {
         } else {
           // Sampling took place: most loop steps (and CTAs) were extrapolated, in fewer events.
           EXPECT_LT(metric(p.sampled, "attnsim__sampled_fraction"), small ? 0.1 : 0.5) << what;
-          if (small) EXPECT_GT(p.sampled.totals.ctas_skipped, 0u) << what;
+          if (small) {
+            EXPECT_GT(p.sampled.totals.ctas_skipped, 0u) << what;
+          }
           EXPECT_LT(p.sampled.totals.stats.events, p.full.totals.stats.events / 2) << what;
         }
       }
@@ -196,10 +206,8 @@ TEST(Sampled, BackwardAccumulatorWritesAreNotItsStoredBytes) {
 // timed accesses by their share of the bandwidth only.
 TEST(Sampled, SkippedStepsTakeTheirShareOfTheBandwidthNotAQueue) {
   const core::DeviceSpec d = config::load_device("h200");
-  const auto runs = run_both(d, {{"batch", "8"}, {"heads", "32"}, {"kv_heads", "8"}, {"seq_q", "1"}, {"seq_kv", "16384"},
-                                 {"head_dim", "128"}}, "flash_decode_split", "flash_decode");
-  ASSERT_EQ(runs.size(), 1u);
-  const Pair& p = runs[0];
+  const Pair p = run_one(d, {{"batch", "8"}, {"heads", "32"}, {"kv_heads", "8"}, {"seq_q", "1"}, {"seq_kv", "16384"},
+                             {"head_dim", "128"}}, "flash_decode_split", "flash_decode");
   EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.01);
   // 0.54 (its runs are short beside the 16 warm-up steps); 1.0 if nothing is skipped.
   EXPECT_LT(metric(p.sampled, "attnsim__sampled_fraction"), 0.6) << "nothing skipped: the case tests nothing";
@@ -221,9 +229,7 @@ core::DeviceSpec quarter_h200() {
 // its output can be written at all.
 TEST(Sampled, CtasSkippedWholeCannotOutrunTheDramBandwidth) {
   const core::DeviceSpec d = quarter_h200();
-  const auto runs = run_both(d, {{"heads", "8"}, {"seq", "4096"}, {"head_dim", "64"}}, "standard_qk", "standard");
-  ASSERT_EQ(runs.size(), 1u);
-  const Pair& p = runs[0];
+  const Pair p = run_one(d, {{"heads", "8"}, {"seq", "4096"}, {"head_dim", "64"}}, "standard_qk", "standard");
   ASSERT_GT(p.sampled.totals.ctas_skipped, 0u) << "no CTA skipped whole: the case tests nothing";
   const double written = 8.0 * 4096 * 4096 * 2;  // the fp16 scores, bytes
   const double bound_ns = written / 950.0;          // at 950 GB/s = 950 bytes per ns
@@ -240,9 +246,7 @@ TEST(Sampled, CtasSkippedWholeCannotOutrunTheDramBandwidth) {
 // take their samples from steps 24-31. With samples from steps 8-15 the launch came out 6.5 % slow.
 TEST(Sampled, RunsStillMovingAtTheirSamplesAreSampledLater) {
   const core::DeviceSpec d = quarter_h200();
-  const auto runs = run_both(d, {{"heads", "8"}, {"seq", "4096"}, {"head_dim", "128"}}, "standard_pv", "standard");
-  ASSERT_EQ(runs.size(), 1u);
-  const Pair& p = runs[0];
+  const Pair p = run_one(d, {{"heads", "8"}, {"seq", "4096"}, {"head_dim", "128"}}, "standard_pv", "standard");
   EXPECT_LT(metric(p.sampled, "attnsim__sampled_fraction"), 0.6) << "nothing skipped: the case tests nothing";
   EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.01);
 }
@@ -254,9 +258,7 @@ TEST(Sampled, RunsStillMovingAtTheirSamplesAreSampledLater) {
 // out 1.65 % fast; measured again at 2x, 4x ... the waves up to the last steady point, 0.33 %.
 TEST(Sampled, SteadyLaunchesAreMeasuredAgainAsTheyGoOn) {
   const core::DeviceSpec d = quarter_h200();
-  const auto runs = run_both(d, {{"heads", "4"}, {"seq", "8192"}, {"head_dim", "128"}}, "standard_softmax", "standard");
-  ASSERT_EQ(runs.size(), 1u);
-  const Pair& p = runs[0];
+  const Pair p = run_one(d, {{"heads", "4"}, {"seq", "8192"}, {"head_dim", "128"}}, "standard_softmax", "standard");
   ASSERT_GT(p.sampled.totals.ctas_skipped, 0u) << "no CTA skipped whole: the case tests nothing";
   EXPECT_LT(metric(p.sampled, "attnsim__sampled_fraction"), 0.1);
   EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.01);
@@ -342,9 +344,7 @@ TEST(Sampled, OnlyOneGroupLaunchesAreSampled) {
 // leave the others' barrier phases behind. Their op-stream counts are described from their ops.
 TEST(Sampled, WarpSpecializedLaunchesSkipWholeCtasNotSteps) {
   const core::DeviceSpec d = config::load_device("h100-sxm");
-  const auto runs = run_both(d, {{"batch", "4"}, {"heads", "16"}, {"seq", "4096"}, {"head_dim", "128"}}, "", "flash3");
-  ASSERT_EQ(runs.size(), 1u);
-  const Pair& p = runs[0];
+  const Pair p = run_one(d, {{"batch", "4"}, {"heads", "16"}, {"seq", "4096"}, {"head_dim", "128"}}, "", "flash3");
   ASSERT_GT(p.sampled.totals.ctas_skipped, 0u) << "no CTA skipped whole: the case tests nothing";
   // Every CTA has the same ops: the simulated fraction is that of the CTAs not skipped whole.
   const double simulated_ctas = 1.0 - static_cast<double>(p.sampled.totals.ctas_skipped) / static_cast<double>(p.full.totals.ctas);
@@ -362,9 +362,7 @@ TEST(Sampled, WarpSpecializedLaunchesSkipWholeCtasNotSteps) {
 TEST(Sampled, WarpSpecializedClosedFormBytesExactWithTheL2Off) {
   const core::DeviceSpec d = config::load_device(
       "h200", {{"l2.capacity_bytes", "0"}, {"sm.l1_caches_global_loads", "false"}, {"sm.count", "8"}});
-  const auto runs = run_both(d, {{"heads", "4"}, {"seq", "4096"}, {"head_dim", "64"}}, "", "flash3");
-  ASSERT_EQ(runs.size(), 1u);
-  const Pair& p = runs[0];
+  const Pair p = run_one(d, {{"heads", "4"}, {"seq", "4096"}, {"head_dim", "64"}}, "", "flash3");
   ASSERT_GT(p.sampled.totals.ctas_skipped, 0u) << "no CTA skipped whole: the case tests nothing";
   EXPECT_EQ(p.sampled.tensors.dram, p.full.tensors.dram);
   EXPECT_EQ(p.sampled.tensors.lts, p.full.tensors.lts);
