@@ -235,7 +235,8 @@ TEST(Sampled, CtasSkippedWholeCannotOutrunTheDramBandwidth) {
   const double bound_ns = written / 950.0;          // at 950 GB/s = 950 bytes per ns
   EXPECT_GT(p.full.totals.time_ns, bound_ns);
   EXPECT_GT(p.sampled.totals.time_ns, bound_ns);
-  EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.06);  // -5.0 %; -27 % without the backlog
+  // -0.2 % (-5.0 % before steady launches were measured again); -27 % without the backlog.
+  EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.06);
 }
 
 // A DRAM-bound GEMM of four waves: standard's P V (128 CTAs of 64 steps) on an h200 cut to a
