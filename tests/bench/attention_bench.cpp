@@ -1,10 +1,12 @@
 // End-to-end Google Benchmark targets of the attention kernels on the h200 preset (flash2 and
 // standard forward, B=1 H=32 N=8192 d=128; flash2 at N=131072, H=1) and the cost of emitting the
-// tile-op stream alone (no engine); sim.mode: sampled against full side by side. Counters: simulated events/s, simulated DRAM bytes/s, the
-// simulated kernel time and the process's peak RSS so far.
+// tile-op stream alone (no engine); side by side: sim.mode sampled against full, flash3 against
+// flash2. Counters: simulated events/s, simulated DRAM bytes/s, the simulated kernel time and the
+// process's peak RSS so far.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -140,6 +142,34 @@ void BM_SampledVsFullFlash2FwdH32N8192(benchmark::State& state) {
   state.counters["sampled_fraction"] = s.sampled_fraction;
 }
 BENCHMARK(BM_SampledVsFullFlash2FwdH32N8192)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+// flash3 against flash2, B1 H32 N8192 d128 h200, full mode, in the same process: three
+// alternating runs of each, the median CPU seconds of each and flash3's over flash2's (issue
+// target: simulating flash3 takes no longer than flash2 of the same shape, ratio <= 1).
+void BM_Flash3VsFlash2FwdH32N8192(benchmark::State& state) {
+  const core::DeviceSpec d = config::load_device("h200");
+  const core::Workload w2 = attention("flash2", 32, 8192), w3 = attention("flash3", 32, 8192);
+  std::vector<double> cpu2, cpu3;
+  for (auto _ : state) {
+    for (int round = 0; round < 3; ++round) {
+      double t0 = cpu_seconds();
+      benchmark::DoNotOptimize(simulate(d, kernels::make_flash2(w2, d)));
+      cpu2.push_back(cpu_seconds() - t0);
+      t0 = cpu_seconds();
+      benchmark::DoNotOptimize(simulate(d, kernels::make_flash3(w3, d)));
+      cpu3.push_back(cpu_seconds() - t0);
+    }
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  const double m2 = median(cpu2), m3 = median(cpu3);
+  state.counters["flash2_cpu_s"] = m2;
+  state.counters["flash3_cpu_s"] = m3;
+  state.counters["flash3_over_flash2"] = m2 > 0 ? m3 / m2 : 0;
+}
+BENCHMARK(BM_Flash3VsFlash2FwdH32N8192)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 // Micro: one CTA's tile program through the engine (flash2, one 128-row query block against
 // 8192 keys: 128 K/V steps on one SM of h200).
