@@ -8,10 +8,12 @@
 #
 #   experiments/calibration/device_run.sh [--out DIR] [--arch NN]   (default DIR: experiments/calibration/out)
 #
-# Then the cp.async issue test (kernels/cuda/async_copy_issue.cu) and the mma.sync rate
-# (kernels/cuda/mma_sync_rate.cu), a few seconds each.
+# Then the cp.async issue test (kernels/cuda/async_copy_issue.cu), the mma.sync rate
+# (kernels/cuda/mma_sync_rate.cu), on sm_90 wgmma beside MUFU (kernels/cuda/wgmma_sfu.cu), and the
+# softmax phases (kernels/cuda/softmax_phases.cu), a few seconds each.
 # Writes DIR/gpu.txt, DIR/microbench.json, DIR/repeat_1.json .. repeat_3.json,
-# DIR/async_copy_issue_1cta.json, DIR/async_copy_issue_per_sm.json, DIR/mma_sync_rate.json, DIR/log.txt.
+# DIR/async_copy_issue_1cta.json, DIR/async_copy_issue_per_sm.json, DIR/mma_sync_rate.json,
+# DIR/wgmma_sfu.json (sm_90), DIR/softmax_phases.json, DIR/log.txt.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$root/experiments/calibration/out"
@@ -48,4 +50,15 @@ nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_as
 nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_mma_sync_rate" \
   "$root/kernels/cuda/mma_sync_rate.cu"
 "$out/attnsim_cuda_mma_sync_rate" > "$out/mma_sync_rate.json"
+# Whether one warp group's exponentials overlap other groups' wgmmas (FA-3's time; wgmma needs
+# the arch-specific sm_90a target, so only on Hopper).
+if [ "${arch[1]:-90}" = 90 ]; then
+  nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_wgmma_sfu" \
+    "$root/kernels/cuda/wgmma_sfu.cu"
+  "$out/attnsim_cuda_wgmma_sfu" > "$out/wgmma_sfu.json"
+fi
+# Where softmax_warp_forward's time goes (kernels.csv's softmax rows; docs/accuracy.md §3).
+nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_softmax_phases" \
+  "$root/kernels/cuda/softmax_phases.cu"
+"$out/attnsim_cuda_softmax_phases" > "$out/softmax_phases.json"
 echo "done: $out"

@@ -13,7 +13,8 @@
 // Prints one JSON object: per mode the cycles of each active group (max over CTAs), the tensor
 // FLOP/cycle/SM and the ex2/cycle/SM. Overlap: cycles(both) ~ max(cycles(mma2), cycles(ex2));
 // no overlap: ~ their sum. Exit codes: 0 ok, 1 CUDA error or not sm_90, 2 bad arguments.
-// Not run in this repository's CI (no GPU): build with nvcc -arch=sm_90a -O3.
+// Not run in this repository's CI (no GPU): build with nvcc -gencode arch=compute_90a,code=sm_90a -O3
+// (nvcc 13.0 rejects the wgmma instructions under -arch=sm_90a: it compiles them for compute_90).
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/cuda_check.h"
