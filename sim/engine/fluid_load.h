@@ -30,9 +30,14 @@ class FluidLoad {
     duration = std::max(duration, kWidth);
     const double rate = bytes / duration;
     duration = std::min(duration, kWidth * (kBuckets / 4));
-    for_each(t0, t0 + duration, [&](Bucket& b, double share) { b.fluid += rate * share * kWidth; });
+    const double whole = rate * kWidth;  // a whole bucket's bytes (rate * 1.0 * kWidth, bit for bit)
+    for_each(
+        t0, t0 + duration, [&](Bucket& b, double share) { b.fluid += rate * share * kWidth; },
+        [&](Bucket& b) { b.fluid += whole; });
     double before = 0;  // bytes inside the span before (uniform within a bucket)
-    for_each(t0 - duration, t0, [&](Bucket& b, double share) { before += b.fluid * share; });
+    for_each(
+        t0 - duration, t0, [&](Bucket& b, double share) { before += b.fluid * share; },
+        [&](Bucket& b) { before += b.fluid; });
     return t0 + before / capacity_;
   }
   // How much longer a timed access at `t` takes: 1 / (1 - u), u the fluid's share of the
@@ -59,17 +64,22 @@ class FluidLoad {
     if (k.index != b) k = {b, 0};  // a bucket of an earlier horizon: empty now
     return k;
   }
-  // f(bucket, share of it inside [t0, t1)) for every bucket [t0, t1) touches (t0 >= 0 part).
-  template <class F>
-  void for_each(double t0, double t1, F&& f) {
+  // f(bucket, share of it inside [t0, t1)) for every bucket [t0, t1) touches (t0 >= 0 part);
+  // whole(bucket) for the buckets inside it, whose share is exactly 1 (long spans: a CTA skipped
+  // whole covers thousands), in the same order.
+  template <class F, class W>
+  void for_each(double t0, double t1, F&& f, W&& whole) {
     t0 = std::max(t0, 0.0);
     if (t1 <= t0) return;
     const auto b0 = static_cast<std::int64_t>(t0 / kWidth), b1 = static_cast<std::int64_t>(t1 / kWidth);
-    for (std::int64_t b = b0; b <= b1; ++b) {
+    auto part = [&](std::int64_t b) {
       const double lo = std::max(t0, static_cast<double>(b) * kWidth);
       const double hi = std::min(t1, static_cast<double>(b + 1) * kWidth);
       if (hi > lo) f(slot(b), (hi - lo) / kWidth);
-    }
+    };
+    part(b0);
+    for (std::int64_t b = b0 + 1; b < b1; ++b) whole(slot(b));
+    if (b1 > b0) part(b1);
   }
   double capacity_ = 0;
   std::vector<Bucket> buckets_;
