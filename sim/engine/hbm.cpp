@@ -54,6 +54,7 @@ double Hbm::transfer(double t, core::Bytes base, std::uint64_t mask, std::uint32
     if (channel_mask_) whole([m = channel_mask_](std::uint64_t x) { return x & m; });
     else if (channel_mod_.narrow()) whole([this](std::uint64_t x) { return channel_mod_.narrow_mod(x); });
     else whole([this](std::uint64_t x) { return channel_mod_(x); });
+    latest_ = std::max(latest_, done);  // done >= every free_ set above
     moved = static_cast<core::Bytes>(n) * granule;
     mask = 0;
   }

@@ -118,7 +118,8 @@ class Hbm {
   // rate the timed bytes alone take (divided by that factor at t), or the fluid would count twice.
   double add_background(double t, double duration, core::Bytes bytes) {
     double queued = 0;
-    for (const double f : free_) queued += std::max(0.0, f - t);
+    if (latest_ > t)  // else every channel is free by t: each term is 0
+      for (const double f : free_) queued += std::max(0.0, f - t);
     queued /= static_cast<double>(free_.size()) * background_.factor(t);  // before this step's fluid joins
     return background_.add(t, duration, static_cast<double>(bytes)) + queued;
   }
@@ -139,6 +140,7 @@ class Hbm {
   double serve(std::uint32_t c, double t, core::Bytes bytes, double cycles_per_byte) {
     const double start = std::max(t, free_[c]);
     free_[c] = start + static_cast<double>(bytes) * cycles_per_byte;
+    latest_ = std::max(latest_, free_[c]);
     return free_[c];
   }
 
@@ -150,6 +152,7 @@ class Hbm {
   }
 
   std::vector<double> free_;          // per channel: when it is free again
+  double latest_ = 0;                 // no channel is busy after this (the latest free_ ever set)
   FluidLoad background_;              // skipped steps' DRAM bytes (sampled simulation; off otherwise)
   double backlog_ = 0, backlog_t_ = 0;  // CTAs skipped whole: bytes not yet moved, as of backlog_t_
   bool background_on_ = false;
