@@ -405,11 +405,63 @@ double rel_error(const Matrix& got, const Matrix& want) {
   return scale > 0 ? diff / scale : diff;
 }
 
+// Raw inputs before they are stored: `rows` x `cols` draws of the workload's distribution, times
+// `scale`. N(0,1), or with functional_inputs: outliers N(0,1) + N(0,100)·Bernoulli(0.001).
 Matrix random_matrix(std::mt19937_64& rng, std::size_t rows, std::size_t cols, double scale, const Problem& p) {
   std::normal_distribution<double> n(0.0, 1.0);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const bool outliers = p.w.functional_inputs == core::FunctionalInputs::kOutliers;
   Matrix m(rows, cols);
-  for (double& x : m.values) x = p.st(n(rng) * scale);
+  for (double& x : m.values) {
+    x = n(rng);
+    if (outliers && u(rng) < 0.001) x += 10.0 * n(rng);
+    x *= scale;
+  }
   return m;
+}
+
+// The matrix as the kernel reads it: every value rounded to the storage precision. FP8 values
+// are first divided by a scale, amax / 448 over the whole matrix (fp8_scales: head) or over each
+// group of `block_rows` rows (block; 0 rows: the whole matrix), and multiplied by it again after the rounding (the
+// kernel's descale); fp8_scales: none rounds them as they are.
+Matrix stored(const Matrix& raw, const Problem& p, std::uint64_t block_rows) {
+  Matrix m = raw;
+  const bool scaled = p.storage == Precision::kFp8E4M3 && p.w.fp8_scales != core::Fp8Scales::kNone;
+  if (!scaled) {
+    for (double& x : m.values) x = p.st(x);
+    return m;
+  }
+  const std::size_t per = p.w.fp8_scales == core::Fp8Scales::kBlock && block_rows > 0 ? block_rows : m.rows;
+  for (std::size_t r0 = 0; r0 < m.rows; r0 += per) {
+    const auto first = m.values.begin() + static_cast<std::ptrdiff_t>(r0 * m.cols);
+    const auto last = m.values.begin() + static_cast<std::ptrdiff_t>(std::min(m.rows, r0 + per) * m.cols);
+    double amax = 0;
+    for (auto it = first; it != last; ++it) amax = std::max(amax, std::abs(*it));
+    if (amax == 0) continue;
+    const double scale = amax / max_finite(Precision::kFp8E4M3);
+    for (auto it = first; it != last; ++it) *it = round_to(*it / scale, Precision::kFp8E4M3) * scale;
+  }
+  return m;
+}
+
+// Incoherent processing (the FlashAttention-3 paper's FP8 section): each row times M = D H / sqrt(d),
+// D a diagonal of random signs, H the d x d Hadamard matrix (a fast Walsh-Hadamard transform).
+// M is orthogonal, so (Q M)(K M)^T = Q K^T, while outliers are spread over the row.
+void rotate_rows(Matrix& m, const std::vector<double>& signs) {
+  const std::size_t d = m.cols;
+  const double norm = 1.0 / std::sqrt(static_cast<double>(d));
+  for (std::size_t i = 0; i < m.rows; ++i) {
+    double* x = &m.values[i * d];
+    for (std::size_t c = 0; c < d; ++c) x[c] *= signs[c];
+    for (std::size_t h = 1; h < d; h *= 2)
+      for (std::size_t j = 0; j < d; j += 2 * h)
+        for (std::size_t c = j; c < j + h; ++c) {
+          const double a = x[c], b = x[c + h];
+          x[c] = a + b;
+          x[c + h] = a - b;
+        }
+    for (std::size_t c = 0; c < d; ++c) x[c] *= norm;
+  }
 }
 
 }  // namespace
@@ -427,6 +479,10 @@ Precision storage_precision(core::DType dtype) {
 double run_functional(const core::Workload& w, Precision storage) { return run_functional(w, storage, {}); }
 
 double run_functional(const core::Workload& w, Precision storage, const std::function<void()>& poll) {
+  return functional_errors(w, storage, poll).max_rel_error;
+}
+
+FunctionalErrors functional_errors(const core::Workload& w, Precision storage, const std::function<void()>& poll) {
   const std::string& kn = w.kernel;
   if (kn != "standard" && kn != "flash1" && kn != "flash2" && kn != "flash3" && kn != "flash_decode")
     throw core::ConfigError(core::ConfigProblem{"", 0, "functional", "kernel '" + kn + "' has no functional mode"});
@@ -435,7 +491,12 @@ double run_functional(const core::Workload& w, Precision storage, const std::fun
   const std::uint64_t kv_heads = w.kv_heads ? w.kv_heads : w.heads, group = w.heads / kv_heads;
   const double per_head = static_cast<double>(p.nq) * p.nkv * p.d * (bwd ? 6 : 3);
   std::mt19937_64 rng(w.seed);
-  double err = 0, work = 0;
+  double err = 0, work = 0, sq_sum = 0, sq_count = 0;
+  auto result = [&] { return FunctionalErrors{err, sq_count > 0 ? std::sqrt(sq_sum / sq_count) : 0.0}; };
+  // The RMSE's reference needs its own run of plain attention where the stored inputs differ
+  // from the raw ones.
+  const bool exact_reference = storage != Precision::kFp64 || w.incoherent_processing;
+  const std::uint64_t q_rows = w.block_m, kv_rows = w.block_n;  // FP8 block scales (0: the whole matrix)
   std::vector<Matrix> group_got, group_ref;  // flash3 GQA: the group's dK, dV (kernel, reference)
   auto f32_sum = [&](double a, double b) { return storage == Precision::kFp64 ? a + b : round_to(a + b, Precision::kFp32); };
   const std::vector<std::uint64_t> lengths = core::sequence_kv_lengths(w);  // seq_kv each unless kv_lengths
@@ -443,12 +504,25 @@ double run_functional(const core::Workload& w, Precision storage, const std::fun
     for (std::uint64_t kvh = 0; kvh < kv_heads; ++kvh) {
       p.nkv = lengths[b];
       p.off = p.nkv >= p.nq ? p.nkv - p.nq : 0;
-      const Matrix k = random_matrix(rng, p.nkv, p.d, 1.0, p), v = random_matrix(rng, p.nkv, p.d, 1.0, p);
+      const Matrix k_raw = random_matrix(rng, p.nkv, p.d, 1.0, p), v_raw = random_matrix(rng, p.nkv, p.d, 1.0, p);
+      std::vector<double> signs;  // incoherent processing: one rotation per (batch, KV head)
+      if (w.incoherent_processing) {
+        std::uint64_t state = w.seed ^ (0x9E3779B97F4A7C15ull * (b * kv_heads + kvh + 1));
+        for (std::uint64_t c = 0; c < p.d; ++c) signs.push_back((core::splitmix64(state) & 1) ? -1.0 : 1.0);
+      }
+      auto prepare = [&](const Matrix& raw, bool rotated, std::uint64_t block_rows) {
+        if (!rotated || signs.empty()) return stored(raw, p, block_rows);
+        Matrix m = raw;
+        rotate_rows(m, signs);
+        return stored(m, p, block_rows);
+      };
+      const Matrix k = prepare(k_raw, true, kv_rows), v = prepare(v_raw, false, kv_rows);
       for (std::uint64_t h = kvh * group; h < (kvh + 1) * group; ++h) {
-        if (work > 0 && work + per_head > kWorkBudget) return err;
+        if (work > 0 && work + per_head > kWorkBudget) return result();
         work += per_head;
-        const Matrix q = random_matrix(rng, p.nq, p.d, 1.0 / std::sqrt(static_cast<double>(p.d)), p);
-        const Matrix d_o = bwd ? random_matrix(rng, p.nq, p.d, 1.0, p) : Matrix();
+        const Matrix q_raw = random_matrix(rng, p.nq, p.d, 1.0 / std::sqrt(static_cast<double>(p.d)), p);
+        const Matrix q = prepare(q_raw, true, q_rows);
+        const Matrix d_o = bwd ? stored(random_matrix(rng, p.nq, p.d, 1.0, p), p, q_rows) : Matrix();
         const Grads ref = reference(p, q, k, v, d_o, bwd);
         Grads got;
         if (kn == "standard") {
@@ -478,6 +552,13 @@ double run_functional(const core::Workload& w, Precision storage, const std::fun
           }
         }
         err = std::max(err, rel_error(got.o, ref.o));
+        const Matrix exact = exact_reference ? reference(p, q_raw, k_raw, v_raw, Matrix(), false).o : Matrix();
+        const Matrix& want = exact_reference ? exact : ref.o;
+        for (std::size_t x = 0; x < want.values.size(); ++x) {
+          const double e = got.o.values[x] - want.values[x];
+          sq_sum += e * e;
+        }
+        sq_count += static_cast<double>(want.values.size());
         if (bwd && kn == "flash3" && group > 1) {  // FA-3 sums dK, dV over the GQA group
           err = std::max(err, rel_error(got.dq, ref.dq));
           if (h == kvh * group) group_got = {Matrix(p.nkv, p.d), Matrix(p.nkv, p.d)}, group_ref = group_got;
@@ -497,7 +578,7 @@ double run_functional(const core::Workload& w, Precision storage, const std::fun
         }
       }
     }
-  return err;
+  return result();
 }
 
 }  // namespace attnsim::kernels

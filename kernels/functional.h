@@ -22,6 +22,20 @@ double run_functional(const core::Workload& resolved, Precision storage = Precis
 // exception it throws ends the computation and propagates).
 double run_functional(const core::Workload& resolved, Precision storage, const std::function<void()>& poll);
 
+// Both errors of functional mode. `max_rel_error` is run_functional's: the schedule against plain
+// attention on the same stored inputs. `rmse` is the root mean square over every element of O of
+// (O of the schedule) - (O of plain attention in double on the inputs before they were
+// quantized, stored or rotated): the end-to-end error of a low-precision kernel, as the
+// FlashAttention-3 paper's numerical-error table reports it. Input distribution, FP8 scales and
+// incoherent processing come from the workload (functional_inputs, fp8_scales,
+// incoherent_processing).
+struct FunctionalErrors {
+  double max_rel_error = 0;
+  double rmse = 0;
+};
+FunctionalErrors functional_errors(const core::Workload& resolved, Precision storage,
+                                   const std::function<void()>& poll = {});
+
 // The storage precision matching a workload dtype (fp32, fp16, bf16, fp8 e4m3).
 Precision storage_precision(core::DType dtype);
 

@@ -168,7 +168,8 @@ void flash_decode_grid(std::vector<core::Workload>& out) {
 
 #define ATTENTION_KEYS                                                                                         \
   "batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "dtype", "causal", "pass", "block_m", "block_n", \
-      "warps", "stages", "cta_order", "regs_per_thread", "smem_per_cta", "functional", "seed"
+      "warps", "stages", "cta_order", "regs_per_thread", "smem_per_cta", "functional", "seed",             \
+      "functional_inputs", "fp8_scales", "incoherent_processing"
 
 }  // namespace
 
@@ -192,7 +193,7 @@ const std::vector<KernelEntry>& kernel_registry() {
        &flash3_fwdbwd_traffic, &run_functional, &flash3_grid,
        {"batch", "heads", "kv_heads", "seq_q", "seq_kv", "head_dim", "dtype", "causal", "pass", "block_m", "block_n",
         "warps", "stages", "cta_order", "regs_per_thread", "smem_per_cta", "functional", "seed",
-        "consumer_warpgroups", "pingpong", "intrawg_overlap"},
+        "functional_inputs", "fp8_scales", "incoherent_processing", "consumer_warpgroups", "pingpong", "intrawg_overlap"},
        false, false, {"flash3", "fa3"}, nullptr, {}, 90},
       {"flash_decode", &make_flash_decode, "split-KV decoding with a reduction kernel", &core::flash_decode_traffic,
        &run_functional, &flash_decode_grid, {ATTENTION_KEYS, "num_splits", "page_size", "page_placement", "page_seed", "kv_lengths"}, false, false, {"flash_decode"}},

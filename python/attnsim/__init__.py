@@ -104,6 +104,8 @@ class Result:
       series     DataFrame of the sampled time series (time_ns, dram_gbps, lts_gbps,
                  active_warps_pct, ...), launches joined back to back; ``series.attrs["period_ns"]``
       functional_max_rel_error  float, or None when the run was not functional
+      functional_rmse  float, or None: RMS error of O against exact attention on the
+                 unquantized inputs (docs/kernels.md, functional mode)
     ``to_dict()`` is the object ``attnsim run --json`` prints (for a Result from ``run``).
     """
 
@@ -118,6 +120,7 @@ class Result:
         self.series = pd.DataFrame(series or {})
         self.series.attrs["period_ns"] = period_ns
         self.functional_max_rel_error = data.get("functional", {}).get("max_rel_error")
+        self.functional_rmse = data.get("functional", {}).get("rmse")
 
     def to_dict(self):
         """A deep copy of the result as a dict (``json.loads`` of ``attnsim run --json``)."""
@@ -418,6 +421,9 @@ _KEY_DOC = {
     "sram_bytes": ("bytes", "on-chip memory M of the Flash papers' block sizes (0: the device's)"),
     "functional": ("", "also execute the schedule on numbers (functional max_rel_error)"),
     "seed": ("", "random seed of functional mode"),
+    "functional_inputs": ("", "functional mode's inputs: normal (N(0,1)) or outliers (FA-3 paper's error test)"),
+    "fp8_scales": ("", "functional mode's FP8 quantization scales: head, block or none"),
+    "incoherent_processing": ("", "functional mode: Q and K rotated by random signs + Hadamard before FP8"),
     "working_set_bytes": ("bytes", "pointer_chase working set"),
     "loads": ("", "pointer_chase dependent loads"),
     "programs": ("CTAs", "stream_read / stream_copy CTAs"),

@@ -98,6 +98,13 @@ def test_result_frames(attnsim, attnsim_bin, check, tmp_path):
     check([k["name"] for k in p.kernels] == [k["name"] for k in res.kernels], "read_point kernels")
     df = attnsim.read(out)
     check(len(df) == 1 and df["dram__bytes_read.sum"].iloc[0] == res.metrics["dram__bytes_read.sum"], "read(run --out)")
+    # Functional mode's two errors, as the CLI prints them.
+    fkeys = dict(seq=256, head_dim=64, dtype="fp8", functional=True, functional_inputs="outliers",
+                 fp8_scales="block", incoherent_processing=True)
+    fres = attnsim.run("h200", "flash3", **fkeys)
+    fj = cli_json(attnsim_bin, "run", "--device", "h200", "--kernel", "flash3", *set_args(fkeys))
+    check(fres.functional_rmse == fj["functional"]["rmse"] and fres.functional_rmse > 0, f"functional_rmse {fres.functional_rmse}")
+    check(fres.functional_max_rel_error == fj["functional"]["max_rel_error"], "functional_max_rel_error")
 
 
 SWEEP = {"name": "api", "device": "teaching",

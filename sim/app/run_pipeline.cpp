@@ -92,9 +92,11 @@ core::RunResult run_workload(const core::Workload& workload, const core::DeviceS
   for (const auto& k : result.kernels) result.tensors += k.tensors;
   if (program.workload.functional) {
     // The schedule on numbers, stored in the workload's dtype (rounding emulated).
-    result.functional_max_rel_error =
-        kernels::run_functional(program.workload, kernels::storage_precision(program.workload.dtype),
-                                [&options] { throw_if_interrupted(options.interrupt); });
+    const kernels::FunctionalErrors errors =
+        kernels::functional_errors(program.workload, kernels::storage_precision(program.workload.dtype),
+                                   [&options] { throw_if_interrupted(options.interrupt); });
+    result.functional_max_rel_error = errors.max_rel_error;
+    result.functional_rmse = errors.rmse;
   }
   result.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,6 +1,7 @@
 #include "sim/config/workload_loader.h"
 
 #include <algorithm>
+#include <bit>
 #include <optional>
 #include <sstream>
 
@@ -44,6 +45,19 @@ std::optional<core::CtaOrder> parse_order(const std::string& s) {
   if (s == "head-major") return core::CtaOrder::kHeadMajor;
   return std::nullopt;
 }
+std::optional<core::FunctionalInputs> parse_inputs(const std::string& s) {
+  if (s == "normal") return core::FunctionalInputs::kNormal;
+  if (s == "outliers") return core::FunctionalInputs::kOutliers;
+  return std::nullopt;
+}
+
+std::optional<core::Fp8Scales> parse_fp8_scales(const std::string& s) {
+  if (s == "head") return core::Fp8Scales::kHead;
+  if (s == "block") return core::Fp8Scales::kBlock;
+  if (s == "none") return core::Fp8Scales::kNone;
+  return std::nullopt;
+}
+
 std::optional<core::PagePlacement> parse_placement(const std::string& s) {
   if (s == "contiguous") return core::PagePlacement::kContiguous;
   if (s == "shuffled") return core::PagePlacement::kShuffled;
@@ -212,6 +226,12 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
     m.check(reads_key("gemm_ws") || !w.gemm_ws, "gemm_ws", "is not read by kernel '" + w.kernel + "'");
   m.boolean("functional", w.functional);
   m.u64("seed", w.seed);
+  read_choice<core::FunctionalInputs>(m, "functional_inputs", w.functional_inputs, &parse_inputs, "normal, outliers");
+  read_choice<core::Fp8Scales>(m, "fp8_scales", w.fp8_scales, &parse_fp8_scales, "head, block, none");
+  if (m.boolean("incoherent_processing", w.incoherent_processing))
+    m.check(!w.incoherent_processing || std::has_single_bit(w.head_dim), "incoherent_processing",
+            "needs head_dim a power of 2 (a Hadamard transform of the head dimension); head_dim is " +
+                std::to_string(w.head_dim));
   {  // sim: {mode: full | sampled}
     MapReader sim(m.reader(), m.get("sim"), m.path_of("sim"));
     read_choice<core::SimMode>(sim, "mode", w.sim_mode, &parse_sim_mode, "full, sampled");
@@ -340,6 +360,10 @@ std::string workload_to_yaml(const core::Workload& w) {
     << "cta_order: " << core::to_string(w.cta_order) << "\n"
     << "functional: " << (w.functional ? "true" : "false") << "\n"
     << "seed: " << w.seed << "\n";
+  if (w.functional_inputs != core::FunctionalInputs::kNormal)
+    o << "functional_inputs: " << core::to_string(w.functional_inputs) << "\n";
+  if (w.fp8_scales != core::Fp8Scales::kHead) o << "fp8_scales: " << core::to_string(w.fp8_scales) << "\n";
+  if (w.incoherent_processing) o << "incoherent_processing: true\n";
   if (w.sim_mode != core::SimMode::kFull) o << "sim:\n  mode: " << core::to_string(w.sim_mode) << "\n";
   // Zero means "the kernel's default" and is written by leaving the key out.
   auto opt = [&](const char* key, std::uint64_t v) {

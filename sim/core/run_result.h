@@ -64,6 +64,7 @@ struct RunResult {
   Metrics metrics;              // totals over kernels (sums of bytes and time, max/avg where noted)
   LevelTraffic tensors;         // totals over kernels
   std::optional<double> functional_max_rel_error;  // set when workload.functional
+  std::optional<double> functional_rmse;           // O against exact attention on the unquantized inputs
   double wall_seconds = 0;      // host time the simulation took (not part of determinism checks)
 };
 

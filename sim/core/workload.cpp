@@ -10,13 +10,18 @@ const std::vector<std::string_view>& workload_keys() {
       "smem_per_cta", "num_splits", "sram_bytes",      "functional",   "seed",       "working_set_bytes",
       "loads",      "programs",     "bytes_per_step",  "total_bytes", "gemm_cluster",
       "stack_frame_bytes", "page_size", "page_placement", "page_seed", "kv_lengths",
-      "impl", "gemm_ws", "consumer_warpgroups", "pingpong", "intrawg_overlap", "sim.mode"};
+      "impl", "gemm_ws", "consumer_warpgroups", "pingpong", "intrawg_overlap", "sim.mode",
+      "functional_inputs", "fp8_scales", "incoherent_processing"};
   return keys;
 }
 
 std::string_view to_string(Pass p) { return p == Pass::kFwd ? "fwd" : "fwdbwd"; }
 std::string_view to_string(CtaOrder o) { return o == CtaOrder::kRowMajor ? "row-major" : "head-major"; }
 std::string_view to_string(PagePlacement p) { return p == PagePlacement::kContiguous ? "contiguous" : "shuffled"; }
+std::string_view to_string(FunctionalInputs i) { return i == FunctionalInputs::kNormal ? "normal" : "outliers"; }
+std::string_view to_string(Fp8Scales s) {
+  return s == Fp8Scales::kHead ? "head" : s == Fp8Scales::kBlock ? "block" : "none";
+}
 
 std::string to_string(const KvLengths& k) {
   switch (k.kind) {

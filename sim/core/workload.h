@@ -20,6 +20,14 @@ enum class CtaOrder : std::uint8_t { kRowMajor, kHeadMajor };
 enum class SimMode : std::uint8_t { kFull, kSampled };
 // Where a paged K/V cache's pages sit in its page pool: in sequence order, or permuted.
 enum class PagePlacement : std::uint8_t { kContiguous, kShuffled };
+// Functional mode's random inputs: N(0,1) entries, or N(0,1) + N(0,100)·Bernoulli(0.001) (the
+// FlashAttention-3 paper's numerical-error experiment: 0.1 % of the entries get an outlier term
+// of standard deviation 10).
+enum class FunctionalInputs : std::uint8_t { kNormal, kOutliers };
+// How functional mode quantizes FP8 (e4m3) inputs: one scale per (batch, head) matrix of Q, K
+// and V (FA-3's q/k/v_descale), one per block of block_m rows of Q and block_n rows of K and V
+// (the FA-3 paper's block quantization), or none (values rounded as they are).
+enum class Fp8Scales : std::uint8_t { kHead, kBlock, kNone };
 
 // The cached key/value tokens of each sequence (flash_decode): all `fixed` (0 = seq_kv), drawn
 // uniformly from [min, max] with `seed`, or one per sequence from `list`.
@@ -83,6 +91,11 @@ struct Workload {
   Bytes sram_bytes = 0;                // flash1: on-chip SRAM M in bytes for Algorithm 1 block sizes; 0 = device's
   bool functional = false;
   std::uint64_t seed = 1;              // functional mode's random inputs
+  FunctionalInputs functional_inputs = FunctionalInputs::kNormal;
+  Fp8Scales fp8_scales = Fp8Scales::kHead;  // dtype fp8 only
+  // Functional mode: Q and K of each (batch, KV head) multiplied by the same random orthogonal
+  // matrix (random signs, then a Hadamard transform) before they are stored; head_dim a power of 2.
+  bool incoherent_processing = false;
   SimMode sim_mode = SimMode::kFull;   // sim.mode
   // Microbenchmarks.
   Bytes working_set_bytes = 0;     // pointer_chase
@@ -104,6 +117,8 @@ std::string_view to_string(Pass p);
 std::string_view to_string(CtaOrder o);
 std::string_view to_string(SimMode m);
 std::string_view to_string(PagePlacement p);
+std::string_view to_string(FunctionalInputs i);
+std::string_view to_string(Fp8Scales s);
 // The YAML text of kv_lengths as a workload file writes it: `N`, `[a, b, c]`,
 // `{uniform: [min, max], seed: s}`; "" for the default (every sequence seq_kv).
 std::string to_string(const KvLengths& k);

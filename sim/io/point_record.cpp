@@ -160,8 +160,10 @@ std::string serialize_point(const PointRecord& p) {
     }
     put_metrics(e, r.metrics);
     put_traffic(e, r.tensors);
-    e.u(r.functional_max_rel_error ? 1 : 0);
+    // 0: no functional mode; 1: max_rel_error; 2: max_rel_error and rmse.
+    e.u(!r.functional_max_rel_error ? 0 : r.functional_rmse ? 2 : 1);
     if (r.functional_max_rel_error) e.d(*r.functional_max_rel_error);
+    if (r.functional_max_rel_error && r.functional_rmse) e.d(*r.functional_rmse);
     e.d(r.wall_seconds);
   }
   e.str("end");
@@ -209,7 +211,10 @@ PointRecord parse_point(const std::string& text) {
     }
     r.metrics = get_metrics(d);
     r.tensors = get_traffic(d);
-    if (d.u()) r.functional_max_rel_error = d.d();
+    const std::uint64_t functional = d.u();
+    if (functional > 2) d.fail();
+    if (functional >= 1) r.functional_max_rel_error = d.d();
+    if (functional == 2) r.functional_rmse = d.d();
     r.wall_seconds = d.d();
     p.result = std::move(r);
   }

@@ -94,6 +94,10 @@ void write_run_json(const core::RunResult& result, const core::DeviceSpec& devic
     j.begin_object();
     j.key("max_rel_error");
     j.value(*result.functional_max_rel_error);
+    if (result.functional_rmse) {
+      j.key("rmse");
+      j.value(*result.functional_rmse);
+    }
     j.end_object();
   }
   j.end_object();

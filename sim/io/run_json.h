@@ -13,7 +13,7 @@ namespace attnsim::io {
 //   {"workload": {resolved keys}, "device": {name + key numbers},
 //    "kernels": [{"name": .., "metrics": {..}, "tensors": {..}}, ..],
 //    "metrics": {totals}, "tensors": {"Q": {"dram": {"read": R, "write": W}, "lts": .., "l1": ..,
-//    "smem": ..}, ..}, "functional": {"max_rel_error": E}}
+//    "smem": ..}, ..}, "functional": {"max_rel_error": E, "rmse": R}}
 // Tensors with no traffic at any level are left out; "functional" only when the run has it.
 void write_run_json(const core::RunResult& result, const core::DeviceSpec& device, std::ostream& out);
 

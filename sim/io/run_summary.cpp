@@ -157,6 +157,7 @@ void print_run_summary(const core::RunResult& result, const core::DeviceSpec& de
   tensors.print(out);
   if (result.functional_max_rel_error)
     out << "\nfunctional: max_rel_error = " << TablePrinter::format_value(*result.functional_max_rel_error)
+        << (result.functional_rmse ? ", rmse = " + TablePrinter::format_value(*result.functional_rmse) : std::string())
         << "\n";
 }
 

@@ -26,7 +26,13 @@ TEST(PointRecord, RoundTripKeepsEveryValueExactly) {
   EXPECT_EQ(q.result->kernels[0].series.columns[1][2], 0.1);
   EXPECT_EQ(q.result->tensors.dram[core::Tensor::kO].write, 4096u);
   EXPECT_EQ(*q.result->functional_max_rel_error, 1.0 / 3.0);
+  EXPECT_FALSE(q.result->functional_rmse);
   EXPECT_EQ(serialize_point(q), serialize_point(p));
+  p.result->functional_rmse = 0.0091;  // with the rmse, and without it (records written before it)
+  const PointRecord r = parse_point(serialize_point(p));
+  EXPECT_EQ(*r.result->functional_max_rel_error, 1.0 / 3.0);
+  EXPECT_EQ(*r.result->functional_rmse, 0.0091);
+  EXPECT_EQ(serialize_point(r), serialize_point(p));
 }
 
 TEST(PointRecord, KeepsEachKernelsOccupancyLimiter) {

@@ -80,6 +80,9 @@ TEST(RunJson, FunctionalOnlyWhenPresent) {
   EXPECT_EQ(to_json(r).find("\"functional\": {"), std::string::npos);
   r.functional_max_rel_error = 0.00048828125;  // 2^-11
   EXPECT_NE(to_json(r).find("\"functional\": {\n    \"max_rel_error\": 0.00048828125\n  }"), std::string::npos);
+  r.functional_rmse = 0.0078125;  // 2^-7
+  EXPECT_NE(to_json(r).find("\"functional\": {\n    \"max_rel_error\": 0.00048828125,\n    \"rmse\": 0.0078125\n  }"),
+            std::string::npos);
 }
 
 // Independent check of well-formedness and of the nesting: Python's json module reads it back.
