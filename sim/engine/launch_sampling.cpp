@@ -10,17 +10,21 @@ void LaunchSimulator<Memory>::init_sampler() {
   // A launch that times its blocking loads one by one (pointer_chase) is simulated in full. So is
   // a launch of clusters: a CTA skipped whole would leave its cluster's multicast loads and
   // barriers behind.
-  if (record_blocking_ || shape_.cluster_size > 1) return sampler_.disable();
+  if (record_blocking_ || shape_.cluster_size > 1) return sampler_.disable();  // sampling_ stays false
   // Warp-specialized CTAs (several warp groups) or mbarriers: a skipped step would leave the other
   // groups' barrier phases behind, so only whole CTAs are skipped.
   if (groups_.size() != 1 || !mbar_counts_.empty()) {
     memory_.enable_background(false);  // CTAs skipped whole load the HBM channels (fluid_load.h)
+    sampling_ = true;
     return sampler_.whole_ctas_only();
   }
-  sample_steps_ = true;  // the sampler's per-step state is the slot's group 0
   sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
     return launch_.emit_group_step(cta, 0, step, ops);
   });
+  // Where nothing can be skipped (no two consecutive waves of CTAs with equal step counts, and
+  // steps are not skipped), the launch runs as in full mode, without the hooks' cost.
+  sampling_ = !sampler_.inert();
+  sample_steps_ = sampling_;  // the sampler's per-step state is the slot's group 0
   if (sampler_.skips_steps()) memory_.set_warm_stride(Sampler::kWarmSetStride);
   // CTAs skipped whole load the HBM channels, skipped steps the L2 ports too (fluid_load.h).
   memory_.enable_background(sampler_.skips_steps());

@@ -115,7 +115,7 @@ void LaunchSimulator<Memory>::dispatch(std::uint32_t slot, double now) {
   s.balance_t = now;
   Sm& sm = sms_[s.sm];
   sm.set_warps(sm.warps + warps_per_cta_, now);
-  if (sampler_.enabled() && sampled_dispatch(slot, now)) return;  // skipped whole: its slot is held
+  if (sampling_ && sampled_dispatch(slot, now)) return;  // skipped whole: its slot is held
   for (std::uint32_t g = 0; g < s.groups.size(); ++g) queue_.push(now, EventKind::kResume, slot, g);
 }
 
@@ -141,7 +141,7 @@ void LaunchSimulator<Memory>::retire(std::uint32_t slot, double now) {
   Sm& sm = sms_[s.sm];
   sm.set_warps(sm.warps - warps_per_cta_, now);
   s.active = false;
-  if (sampler_.enabled()) sampler_.end_cta(slot, now);
+  if (sampling_) sampler_.end_cta(slot, now);
   scheduler_.retire_one();
   end_time_ = std::max(end_time_, now);
   if (scheduler_.cluster_size() > 1) {
@@ -208,7 +208,7 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, std::uint32_t gi, doub
   CtaSlot& s = slots_[slot];
   WarpGroup& g = s.groups[gi];
   Sm& sm = sms_[s.sm];
-  if (sampler_.enabled() && sampler_.phantom(slot)) {
+  if (sampling_ && sampler_.phantom(slot)) {
     retire(slot, now);
     return;
   }
@@ -237,7 +237,7 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, std::uint32_t gi, doub
     const double done = execute(slot, s, gi, g, sm, g.ops[g.pc], now);
     if (done < 0) return;  // blocked: out of load credits, or in a barrier; resumed by its release
     ++g.pc;
-    if (sampler_.enabled()) sampler_.note_simulated_op();
+    if (sampling_) sampler_.note_simulated_op();
     guard_.note_progress();
     if (done > now) {
       queue_.push(done, EventKind::kResume, slot, gi);
@@ -267,9 +267,9 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
         g.load_in_progress = true;
         g.load = {0, 0, now};
       }
-      if (sampler_.enabled()) sampler_.before_access(memory_count());
+      if (sampling_) sampler_.before_access(memory_count());
       const bool issued = access_.load(slot, s, op, g.load, sm, now);
-      if (sampler_.enabled()) sampler_.after_access(slot, op, memory_count(), issued);
+      if (sampling_) sampler_.after_access(slot, op, memory_count(), issued);
       if (!issued) {
         s.credit_waiters |= 1u << gi;
         return -1;
@@ -287,9 +287,9 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       break;
     }
     case core::OpKind::kStore:
-      if (sampler_.enabled()) sampler_.before_access(memory_count());
+      if (sampling_) sampler_.before_access(memory_count());
       access_.store(s.sm, sm, op, now);
-      if (sampler_.enabled()) sampler_.after_access(slot, op, memory_count(), true);
+      if (sampling_) sampler_.after_access(slot, op, memory_count(), true);
       stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
       break;
     case core::OpKind::kSharedRead:

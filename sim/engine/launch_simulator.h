@@ -123,6 +123,7 @@ class LaunchSimulator {
   SampleSeries series_;
   Sampler sampler_;  // enabled in sim.mode: sampled
   bool sample_steps_ = false;  // sampled, and the CTAs are one warp group: the step hooks run
+  bool sampling_ = false;      // sampled and something may be skipped: the CTA and access hooks run
 };
 
 extern template class LaunchSimulator<MemorySystem>;

@@ -89,10 +89,16 @@ class Sampler {
   // they differ (a causal mask, uneven splits), CTAs read shared data at different step
   // positions, the simulated steps of one CTA are the skipped steps of another and per-step L2
   // ratios do not carry over: steps are then not skipped (the launch is simulated in full).
+  // Where steps are not skipped, it goes on to count every CTA's steps up to the first two
+  // consecutive full waves of CTAs with equal step counts; without them no wave can be steady
+  // (wave_done), nothing will be skipped and the sampler is inert.
   template <class Emit>
   void probe(std::uint64_t ctas, Emit&& emit);
   static constexpr std::uint32_t kProbes = 16;
   bool skips_steps() const { return skip_steps_; }
+  // Nothing of the launch will be skipped: its results are a full run's (sampled fraction 1),
+  // and the caller may leave out the hooks (on_step, before_access, start_cta, ...).
+  bool inert() const { return inert_; }
   // Warp-specialized CTAs (several warp groups, mbarriers): no step is skipped (a skipped step of
   // one group would leave the other groups' barrier phases behind), whole CTAs are; the CTAs'
   // op-stream shapes and counts come from describe_cta.
@@ -237,6 +243,7 @@ class Sampler {
   std::vector<Slot> slots_;
   bool flush_counted_ = true;
   bool skip_steps_ = true;  // probe found equal step counts
+  bool inert_ = false;      // probe: no step and no CTA can be skipped
   bool skip_waves_ = true;
   std::uint64_t trend_votes_ = 0, trend_voters_ = 0;  // first-wave runs whose step time still moved
   bool describe_ = false;  // whole_ctas_only(): no step hooks
@@ -334,20 +341,45 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
 
 template <class Emit>
 void Sampler::probe(std::uint64_t ctas, Emit&& emit) {
-  std::uint64_t steps0 = 0;
-  for (std::uint32_t i = 0; i < kProbes && ctas > 0; ++i) {
-    const std::uint64_t cta = ctas == 1 ? 0 : (ctas - 1) * i / (kProbes - 1);
+  auto count_steps = [&](std::uint64_t cta) {
     std::uint64_t steps = 0;
     for (;; ++steps) {
       check_ops_.clear();
-      if (!emit(cta, steps, check_ops_)) break;
+      if (!emit(cta, steps, check_ops_)) return steps;
     }
+  };
+  std::uint64_t steps0 = 0;
+  for (std::uint32_t i = 0; i < kProbes && ctas > 0; ++i) {
+    const std::uint64_t steps = count_steps(ctas == 1 ? 0 : (ctas - 1) * i / (kProbes - 1));
     if (i == 0) steps0 = steps;
     if (steps != steps0 || steps < kMinSteps) {
       skip_steps_ = false;
-      return;
+      break;
     }
   }
+  if (skip_steps_ || !skip_waves_) return;
+  // Whole CTAs: wave_done finds a launch steady only on 2p complete waves of CTAs of one shape
+  // (p >= 1), so at least two consecutive full waves w - 1, w of equal step counts, and CTAs are
+  // skipped (or rebuilt) only from wave w + 1 up to the tail (the last full wave): w + 3 <= the
+  // full waves. A causal launch has no such waves (each holds query blocks of different
+  // lengths), nor has a launch of three waves or fewer: they would pay the hooks for nothing.
+  const std::uint64_t per = slots_.size();
+  constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  std::uint64_t prev = kNone;  // the step count of the previous wave where it was uniform
+  for (std::uint64_t w = 0; per > 0 && (w + 3) * per <= ctas; ++w) {
+    std::uint64_t count = kNone;
+    for (std::uint64_t cta = w * per; cta < (w + 1) * per; ++cta) {
+      const std::uint64_t steps = count_steps(cta);
+      if (count == kNone) count = steps;
+      if (steps != count) {
+        count = kNone;
+        break;
+      }
+    }
+    if (count != kNone && count == prev) return;
+    prev = count;
+  }
+  inert_ = true;
 }
 
 template <class Emit, class Counts>

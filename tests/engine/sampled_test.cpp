@@ -15,6 +15,7 @@
 #include "sim/config/workload_loader.h"
 #include "sim/core/io_counts.h"
 #include "sim/engine/engine.h"
+#include "sim/engine/sampler.h"
 #include "tests/engine/test_launches.h"
 
 namespace attnsim::engine {
@@ -299,6 +300,50 @@ TEST(Sampled, SpansOfSkippedWavesKeepThePeriodsPhase) {
     EXPECT_LT(rel(static_cast<double>(p.sampled.totals.dram_read), static_cast<double>(p.full.totals.dram_read)), 0.005)
         << p.full.name;
     EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.01) << p.full.name;
+  }
+}
+
+// Sampler::probe on launches of 4 slots and the CTAs' step counts `steps(cta)`: does it leave
+// something to skip (steps, or whole CTAs of two consecutive equal waves), or is it inert?
+bool inert_for(std::uint64_t ctas, std::uint64_t (*steps)(std::uint64_t)) {
+  Sampler s(4, ctas, true);
+  s.probe(ctas, [steps](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
+    if (step >= steps(cta)) return false;
+    ops.assign(1, core::TileOp{});
+    return true;
+  });
+  return s.inert();
+}
+
+TEST(Sampled, ProbeFindsLaunchesWithNothingToSkip) {
+  EXPECT_FALSE(inert_for(40, [](std::uint64_t) -> std::uint64_t { return 64; }));  // equal long CTAs: steps skipped
+  EXPECT_FALSE(inert_for(40, [](std::uint64_t) -> std::uint64_t { return 3; }));   // short GEMM-like CTAs: whole CTAs
+  // Causal-like: every wave holds CTAs of different lengths.
+  EXPECT_TRUE(inert_for(40, [](std::uint64_t c) -> std::uint64_t { return c % 8 + 1; }));
+  // Each wave uniform, but no two consecutive waves alike.
+  EXPECT_TRUE(inert_for(40, [](std::uint64_t c) -> std::uint64_t { return c / 4 + 1; }));
+  // Mixed at first, then two equal uniform waves (CTAs 12-19): they could become steady.
+  EXPECT_FALSE(inert_for(40, [](std::uint64_t c) -> std::uint64_t { return c < 12 ? c + 1 : c < 20 ? 5 : c; }));
+  // Equal waves only at the end, where the tail (the last full and the partial wave) begins.
+  EXPECT_TRUE(inert_for(40, [](std::uint64_t c) -> std::uint64_t { return c < 32 ? c + 1 : 5; }));
+  // Steady at wave 1 at the earliest, skipped from wave 2 up to the last full wave: four full
+  // waves leave one to skip, three none.
+  EXPECT_FALSE(inert_for(18, [](std::uint64_t) -> std::uint64_t { return 2; }));
+  EXPECT_TRUE(inert_for(15, [](std::uint64_t) -> std::uint64_t { return 2; }));
+}
+
+// A causal launch has nothing to skip: its sampled run is the full run, at the full run's cost
+// (the hooks are left out: the same number of events, the same cycles and bytes).
+TEST(Sampled, CausalLaunchesRunAsInFull) {
+  const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "8"}});
+  for (const Pair& p : run_both(d, {{"heads", "4"}, {"seq", "2048"}, {"head_dim", "64"}, {"causal", "true"}})) {
+    EXPECT_EQ(p.sampled.totals.cycles, p.full.totals.cycles);
+    EXPECT_EQ(p.sampled.totals.stats.events, p.full.totals.stats.events);
+    EXPECT_EQ(p.sampled.tensors.dram, p.full.tensors.dram);
+    EXPECT_EQ(p.sampled.tensors.lts, p.full.tensors.lts);
+    EXPECT_EQ(p.sampled.totals.memory.lts_hit_sectors, p.full.totals.memory.lts_hit_sectors);
+    EXPECT_EQ(metric(p.sampled, "attnsim__sampled_fraction"), 1);
+    EXPECT_EQ(metric(p.sampled, "attnsim__sim_mode"), 1);
   }
 }
 
