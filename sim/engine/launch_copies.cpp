@@ -22,9 +22,9 @@ void LaunchSimulator<Memory>::issue_copies(std::uint32_t slot, std::uint32_t gro
       g.copy_started = true;
       g.copy = {0, 0, now};
     }
-    if (sampling_) sampler_.before_access(memory_count());
+    if (sampling_) sampler_.before_access(memory_.counters(), memory_.traffic(), q.op.tensor);
     const bool issued = access_.load(slot, s, q.op, g.copy, sm, now);
-    if (sampling_) sampler_.after_access(slot, q.op, memory_count(), issued);
+    if (sampling_) sampler_.after_access(slot, q.op, memory_.counters(), memory_.traffic(), issued);
     if (!issued) {
       s.copy_waiters |= 1u << group;
       break;

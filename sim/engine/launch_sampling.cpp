@@ -82,9 +82,9 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
       if (op.kind == core::OpKind::kLoad || op.kind == core::OpKind::kStore) {
         // Functional warming: its accesses pass the caches untimed, so the L2 holds what it
         // would and the step's memory counts are counted, not extrapolated.
-        sampler_.before_access(memory_count());
+        sampler_.before_access(memory_.counters(), memory_.traffic(), op.tensor);
         served = std::max(served, access_.warm(slots_[slot].sm, op, begin, span));
-        sampler_.after_access(slot, op, memory_count(), true);
+        sampler_.after_access(slot, op, memory_.counters(), memory_.traffic(), true);
       }
       if (op.kind == core::OpKind::kLoad && op.async) loads = true;
       if (op.kind == core::OpKind::kCommit && !g.copies.full()) {

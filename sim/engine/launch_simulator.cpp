@@ -267,9 +267,9 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
         g.load_in_progress = true;
         g.load = {0, 0, now};
       }
-      if (sampling_) sampler_.before_access(memory_count());
+      if (sampling_) sampler_.before_access(memory_.counters(), memory_.traffic(), op.tensor);
       const bool issued = access_.load(slot, s, op, g.load, sm, now);
-      if (sampling_) sampler_.after_access(slot, op, memory_count(), issued);
+      if (sampling_) sampler_.after_access(slot, op, memory_.counters(), memory_.traffic(), issued);
       if (!issued) {
         s.credit_waiters |= 1u << gi;
         return -1;
@@ -287,9 +287,9 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       break;
     }
     case core::OpKind::kStore:
-      if (sampling_) sampler_.before_access(memory_count());
+      if (sampling_) sampler_.before_access(memory_.counters(), memory_.traffic(), op.tensor);
       access_.store(s.sm, sm, op, now);
-      if (sampling_) sampler_.after_access(slot, op, memory_count(), true);
+      if (sampling_) sampler_.after_access(slot, op, memory_.counters(), memory_.traffic(), true);
       stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
       break;
     case core::OpKind::kSharedRead:

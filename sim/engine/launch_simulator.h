@@ -86,7 +86,6 @@ class LaunchSimulator {
   [[noreturn]] void stall(const std::string& why, double now) const;
   BusyCycles busy_cycles() const;
   core::KernelResult results(double end);
-  MemoryCount memory_count() { return {memory_.counters(), memory_.traffic().dram, memory_.traffic().lts, memory_.traffic().l1}; }
   // sim.mode: sampled (launch_sampling.cpp). Each returns true when it has queued the slot's
   // next kResume (the caller returns).
   void init_sampler();

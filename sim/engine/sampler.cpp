@@ -15,29 +15,6 @@ std::array<std::uint64_t, 10> counter_values(const core::MemoryCounters& c) {
           c.l1_misses,   c.l2_near_hits,    c.l2_far_hits, c.l2_misses,     c.l2_writebacks};
 }
 
-void accumulate(MemoryCount& acc, const MemoryCount& after, const MemoryCount& before) {
-  auto& c = acc.c;
-  c.lts_sectors += after.c.lts_sectors - before.c.lts_sectors;
-  c.lts_hit_sectors += after.c.lts_hit_sectors - before.c.lts_hit_sectors;
-  c.lts_bytes += after.c.lts_bytes - before.c.lts_bytes;
-  c.l2_request_bytes += after.c.l2_request_bytes - before.c.l2_request_bytes;
-  c.l1_hits += after.c.l1_hits - before.c.l1_hits;
-  c.l1_misses += after.c.l1_misses - before.c.l1_misses;
-  c.l2_near_hits += after.c.l2_near_hits - before.c.l2_near_hits;
-  c.l2_far_hits += after.c.l2_far_hits - before.c.l2_far_hits;
-  c.l2_misses += after.c.l2_misses - before.c.l2_misses;
-  c.l2_writebacks += after.c.l2_writebacks - before.c.l2_writebacks;
-  auto level = [](core::TensorTraffic& x, const core::TensorTraffic& hi, const core::TensorTraffic& lo) {
-    for (std::size_t t = 0; t < core::kNumTensors; ++t) {
-      x.by_tensor[t].read += hi.by_tensor[t].read - lo.by_tensor[t].read;
-      x.by_tensor[t].write += hi.by_tensor[t].write - lo.by_tensor[t].write;
-    }
-  };
-  level(acc.dram, after.dram, before.dram);
-  level(acc.lts, after.lts, before.lts);
-  level(acc.l1, after.l1, before.l1);
-}
-
 }  // namespace
 
 void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStats& st, core::TensorTraffic& smem) {
@@ -177,9 +154,60 @@ std::uint64_t Sampler::decide_warm_end(const Slot& s) {
   return kWarmSteps;
 }
 
-void Sampler::after_access(std::uint32_t slot, const core::TileOp& op, const MemoryCount& m, bool done) {
+void Sampler::probe(std::uint64_t ctas, const EmitStep& emit) {
+  auto count_steps = [&](std::uint64_t cta) {
+    std::uint64_t steps = 0;
+    for (;; ++steps) {
+      check_ops_.clear();
+      if (!emit(cta, steps, check_ops_)) return steps;
+    }
+  };
+  std::uint64_t steps0 = 0;
+  for (std::uint32_t i = 0; i < kProbes && ctas > 0; ++i) {
+    const std::uint64_t steps = count_steps(ctas == 1 ? 0 : (ctas - 1) * i / (kProbes - 1));
+    if (i == 0) steps0 = steps;
+    if (steps != steps0 || steps < kMinSteps) {
+      skip_steps_ = false;
+      break;
+    }
+  }
+  if (!skip_steps_ && skip_waves_) inert_ = !waves_could_be_skipped(ctas, count_steps);
+}
+
+void Sampler::before_access(const core::MemoryCounters& c, const core::LevelTraffic& traffic, core::Tensor t) {
+  before_.c = c;
+  for (std::size_t x = 0; x < core::kNumTensors; ++x) before_.dram_write[x] = traffic.dram.by_tensor[x].write;
+  before_.dram = traffic.dram[t];
+  before_.lts = traffic.lts[t];
+  before_.l1 = traffic.l1[t];
+  before_.t = t;
+}
+
+void Sampler::after_access(std::uint32_t slot, const core::TileOp& op, const core::MemoryCounters& c,
+                           const core::LevelTraffic& traffic, bool done) {
   KeyAcc& a = key(slots_[slot], key_of(op));
-  accumulate(a.delta, m, before_);
+  MemoryCount& d = a.delta;
+  const core::MemoryCounters& b = before_.c;
+  d.c.lts_sectors += c.lts_sectors - b.lts_sectors;
+  d.c.lts_hit_sectors += c.lts_hit_sectors - b.lts_hit_sectors;
+  d.c.lts_bytes += c.lts_bytes - b.lts_bytes;
+  d.c.l2_request_bytes += c.l2_request_bytes - b.l2_request_bytes;
+  d.c.l1_hits += c.l1_hits - b.l1_hits;
+  d.c.l1_misses += c.l1_misses - b.l1_misses;
+  d.c.l2_near_hits += c.l2_near_hits - b.l2_near_hits;
+  d.c.l2_far_hits += c.l2_far_hits - b.l2_far_hits;
+  d.c.l2_misses += c.l2_misses - b.l2_misses;
+  d.c.l2_writebacks += c.l2_writebacks - b.l2_writebacks;
+  for (std::size_t x = 0; x < core::kNumTensors; ++x)
+    d.dram.by_tensor[x].write += traffic.dram.by_tensor[x].write - before_.dram_write[x];
+  const core::Tensor t = before_.t;
+  auto add = [](core::TensorBytes& acc, const core::TensorBytes& now, const core::TensorBytes& was, bool writes) {
+    acc.read += now.read - was.read;
+    if (writes) acc.write += now.write - was.write;
+  };
+  add(d.dram[t], traffic.dram[t], before_.dram, false);  // its DRAM writes are counted above
+  add(d.lts[t], traffic.lts[t], before_.lts, true);
+  add(d.l1[t], traffic.l1[t], before_.l1, true);
   if (done) a.requested += static_cast<double>(op.bytes());
 }
 

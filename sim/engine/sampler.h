@@ -18,21 +18,17 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
 #include "sim/core/launch_totals.h"
 #include "sim/core/run_result.h"
 #include "sim/core/tile_op.h"
+#include "sim/engine/memory_count.h"
 #include "sim/engine/shared_memory_banks.h"
 
 namespace attnsim::engine {
-
-// What the memory system has counted so far (the parts a skipped op would have added to).
-struct MemoryCount {
-  core::MemoryCounters c;
-  core::TensorTraffic dram, lts, l1;
-};
 
 // Adds op's op-stream counts (as LaunchSimulator::execute counts them) to `stats` and `smem`.
 void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStats& stats, core::TensorTraffic& smem);
@@ -92,8 +88,8 @@ class Sampler {
   // Where steps are not skipped, it goes on to count every CTA's steps up to the first two
   // consecutive full waves of CTAs with equal step counts; without them no wave can be steady
   // (wave_done), nothing will be skipped and the sampler is inert.
-  template <class Emit>
-  void probe(std::uint64_t ctas, Emit&& emit);
+  using EmitStep = std::function<bool(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops)>;
+  void probe(std::uint64_t ctas, const EmitStep& emit);
   static constexpr std::uint32_t kProbes = 16;
   bool skips_steps() const { return skip_steps_; }
   // Nothing of the launch will be skipped: its results are a full run's (sampled fraction 1),
@@ -129,8 +125,9 @@ class Sampler {
   void end_cta(std::uint32_t slot, double now);
   // Memory counts before and after an access of op `op` by the CTA in `slot`; `done`: the
   // whole op is issued (its requested bytes count once).
-  void before_access(const MemoryCount& m) { before_ = m; }
-  void after_access(std::uint32_t slot, const core::TileOp& op, const MemoryCount& m, bool done);
+  void before_access(const core::MemoryCounters& c, const core::LevelTraffic& traffic, core::Tensor t);
+  void after_access(std::uint32_t slot, const core::TileOp& op, const core::MemoryCounters& c,
+                    const core::LevelTraffic& traffic, bool done);
   void note_simulated_op() {
     if (!describe_) ++ops_simulated_;  // described CTAs count their ops in describe_cta
   }
@@ -244,10 +241,13 @@ class Sampler {
   bool flush_counted_ = true;
   bool skip_steps_ = true;  // probe found equal step counts
   bool inert_ = false;      // probe: no step and no CTA can be skipped
+  // Are there two consecutive full waves of CTAs of equal step counts (`count_steps(cta)`)
+  // that leave a wave to skip before the tail (sampler_waves.cpp)?
+  bool waves_could_be_skipped(std::uint64_t ctas, const std::function<std::uint64_t(std::uint64_t)>& count_steps) const;
   bool skip_waves_ = true;
   std::uint64_t trend_votes_ = 0, trend_voters_ = 0;  // first-wave runs whose step time still moved
   bool describe_ = false;  // whole_ctas_only(): no step hooks
-  MemoryCount before_;
+  AccessSnapshot before_;
   // Extrapolated memory counts (vec layout; doubles, rounded once at the end).
   std::vector<double> ext_;
   std::vector<double> scratch_;
@@ -339,48 +339,6 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
   return start;
 }
 
-template <class Emit>
-void Sampler::probe(std::uint64_t ctas, Emit&& emit) {
-  auto count_steps = [&](std::uint64_t cta) {
-    std::uint64_t steps = 0;
-    for (;; ++steps) {
-      check_ops_.clear();
-      if (!emit(cta, steps, check_ops_)) return steps;
-    }
-  };
-  std::uint64_t steps0 = 0;
-  for (std::uint32_t i = 0; i < kProbes && ctas > 0; ++i) {
-    const std::uint64_t steps = count_steps(ctas == 1 ? 0 : (ctas - 1) * i / (kProbes - 1));
-    if (i == 0) steps0 = steps;
-    if (steps != steps0 || steps < kMinSteps) {
-      skip_steps_ = false;
-      break;
-    }
-  }
-  if (skip_steps_ || !skip_waves_) return;
-  // Whole CTAs: wave_done finds a launch steady only on 2p complete waves of CTAs of one shape
-  // (p >= 1), so at least two consecutive full waves w - 1, w of equal step counts, and CTAs are
-  // skipped (or rebuilt) only from wave w + 1 up to the tail (the last full wave): w + 3 <= the
-  // full waves. A causal launch has no such waves (each holds query blocks of different
-  // lengths), nor has a launch of three waves or fewer: they would pay the hooks for nothing.
-  const std::uint64_t per = slots_.size();
-  constexpr std::uint64_t kNone = ~std::uint64_t{0};
-  std::uint64_t prev = kNone;  // the step count of the previous wave where it was uniform
-  for (std::uint64_t w = 0; per > 0 && (w + 3) * per <= ctas; ++w) {
-    std::uint64_t count = kNone;
-    for (std::uint64_t cta = w * per; cta < (w + 1) * per; ++cta) {
-      const std::uint64_t steps = count_steps(cta);
-      if (count == kNone) count = steps;
-      if (steps != count) {
-        count = kNone;
-        break;
-      }
-    }
-    if (count != kNone && count == prev) return;
-    prev = count;
-  }
-  inert_ = true;
-}
 
 template <class Emit, class Counts>
 void Sampler::describe_cta(std::uint32_t slot, std::uint32_t groups, Emit&& emit, Counts&& counts) {

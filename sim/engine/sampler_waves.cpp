@@ -108,6 +108,32 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
   end_from_ = end * per;
 }
 
+bool Sampler::waves_could_be_skipped(std::uint64_t ctas,
+                                     const std::function<std::uint64_t(std::uint64_t)>& count_steps) const {
+  // wave_done finds a launch steady only on 2p complete waves of CTAs of one shape (p >= 1), so
+  // at least two consecutive full waves w - 1, w of equal step counts, and CTAs are skipped (or
+  // rebuilt) only from wave w + 1 up to the tail (the last full wave): w + 3 <= the full waves.
+  // A causal launch has no such waves (each holds query blocks of different lengths), nor has a
+  // launch of three waves or fewer: they would pay the hooks for nothing.
+  const std::uint64_t per = slots_.size();
+  constexpr std::uint64_t kNone = ~std::uint64_t{0};
+  std::uint64_t prev = kNone;  // the step count of the previous wave where it was uniform
+  for (std::uint64_t w = 0; per > 0 && (w + 3) * per <= ctas; ++w) {
+    std::uint64_t count = kNone;
+    for (std::uint64_t cta = w * per; cta < (w + 1) * per; ++cta) {
+      const std::uint64_t steps = count_steps(cta);
+      if (count == kNone) count = steps;
+      if (steps != count) {
+        count = kNone;
+        break;
+      }
+    }
+    if (count != kNone && count == prev) return true;
+    prev = count;
+  }
+  return false;
+}
+
 Sampler::CtaRole Sampler::role_of(std::uint64_t cta) {
   dispatched_ = cta + 1;
   if (!steady_ || !skip_waves_ || cta < skip_from_) return CtaRole::kSimulated;
