@@ -217,7 +217,8 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   total_time_ += duration;
   if (s.phantom) {  // skipped whole: the reference CTA's counts
     ++phantoms_;
-    for (std::size_t i = 0; i < kVec; ++i) ext_[i] += ref_.mem[i];
+    for (std::size_t i = 0; i < kVec; ++i) ext_[i] += ref_.counted[i];
+    if (s.cta / slots_.size() < waves_.size()) ++waves_[s.cta / slots_.size()].counted;
     skipped_stats_ += ref_.stats;
     skipped_smem_ += ref_.smem;
     ops_skipped_ += ref_.shape.ops;
@@ -250,8 +251,9 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
       const std::size_t t = (i - 10) / 2;
       const bool own = i == 9 || (i >= 10 && t < core::kNumTensors && i % 2 == 1 &&
                                   !core::stored_repeatedly(static_cast<core::Tensor>(t)));
-      if (!own) ext_[i] += scratch_[i] + ref_.mem[i];
+      if (!own) ext_[i] += scratch_[i] + ref_.counted[i];
     }
+    if (s.cta / slots_.size() < waves_.size()) ++waves_[s.cta / slots_.size()].counted;
     return;
   }
   wave_done(s.cta, s, duration, scratch_);
@@ -265,11 +267,21 @@ void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double 
   for (std::size_t i = 0; i < 10; ++i) *counters[i] = r(static_cast<double>(*counters[i]) + ext_[i]);
   // DRAM bytes that took HBM time (warmed accesses took none).
   const core::Bytes dram_before = traffic.dram.total_read() + traffic.dram.total_write() - untimed;
+  // The DRAM reads of CTAs counted as the reference, per wave from its sharing groups.
+  std::vector<double> ext = ext_;
+  const double per = static_cast<double>(slots_.size());
+  for (std::size_t k = 0; k < group_cost_.size(); ++k)
+    for (std::uint64_t w = 0; group_cost_[k].on && w < waves_.size(); ++w) {
+      if (waves_[w].counted == 0) continue;
+      const auto [all, fresh] = groups(w, k);
+      const double wave_reads = group_cost_[k].fresh * fresh + group_cost_[k].cont * (all - fresh);
+      ext[10 + 2 * k] += static_cast<double>(waves_[w].counted) / per * wave_reads;
+    }
   std::size_t i = 10;
   for (core::TensorTraffic* level : {&traffic.dram, &traffic.lts, &traffic.l1})
     for (std::size_t k = 0; k < core::kNumTensors; ++k) {
-      level->by_tensor[k].read = r(static_cast<double>(level->by_tensor[k].read) + ext_[i++]);
-      level->by_tensor[k].write = r(static_cast<double>(level->by_tensor[k].write) + ext_[i++]);
+      level->by_tensor[k].read = r(static_cast<double>(level->by_tensor[k].read) + ext[i++]);
+      level->by_tensor[k].write = r(static_cast<double>(level->by_tensor[k].write) + ext[i++]);
     }
   traffic.smem += skipped_smem_;
   t.dram_read = traffic.dram.total_read();
