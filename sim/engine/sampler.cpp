@@ -215,10 +215,12 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   Slot& s = slots_[slot];
   const double duration = now - s.cta_start;
   total_time_ += duration;
+  // Counted as the reference (skipped whole, or rebuilding): its wave's share of the shared
+  // tensors' DRAM reads is counted per sharing group in finish.
+  if ((s.phantom || s.warm) && s.cta / slots_.size() < waves_.size()) ++waves_[s.cta / slots_.size()].counted;
   if (s.phantom) {  // skipped whole: the reference CTA's counts
     ++phantoms_;
     for (std::size_t i = 0; i < kVec; ++i) ext_[i] += ref_.counted[i];
-    if (s.cta / slots_.size() < waves_.size()) ++waves_[s.cta / slots_.size()].counted;
     skipped_stats_ += ref_.stats;
     skipped_smem_ += ref_.smem;
     ops_skipped_ += ref_.shape.ops;
@@ -253,7 +255,6 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
                                   !core::stored_repeatedly(static_cast<core::Tensor>(t)));
       if (!own) ext_[i] += scratch_[i] + ref_.counted[i];
     }
-    if (s.cta / slots_.size() < waves_.size()) ++waves_[s.cta / slots_.size()].counted;
     return;
   }
   wave_done(s.cta, s, duration, scratch_);
