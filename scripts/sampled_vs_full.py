@@ -13,8 +13,9 @@ output instead of running them again (full results are deterministic; say so whe
 --jitter K: for each workload that sampled mode did not run in full, run full mode K more times
 with the device clock moved by 1e-7 of itself per run (+1, -1, +2, -2, ... steps; times scaled
 back to the unmoved clock) and print how far these full runs spread (max - min over their median)
-and the sampled time's error against their median: where the full simulation itself moves by
-percents under a perturbation that small, the error against one full run is partly its noise.
+and the sampled time's and DRAM bytes' errors against their medians: where the full simulation
+itself moves by percents under a perturbation that small, the error against one full run is
+partly its noise.
 Exit 0 when every workload ran; 1 when a run failed."""
 import argparse
 import json
@@ -37,16 +38,22 @@ def run(binary, args, mode):
     return out["metrics"], [k["metrics"]["gpu__time_duration.sum"] for k in out["kernels"]], cpu, out["device"]
 
 
-def jittered_full_times(binary, args, clock, k):
-    """Full-mode times of k runs with the clock moved by +1, -1, +2, -2, ... x 1e-7 of itself,
-    scaled back to `clock` (a cycle count is the same at both clocks only when nothing is chaotic)."""
-    times = []
+def dram_bytes(m):
+    return m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+
+
+def jittered_full_runs(binary, args, clock, k):
+    """Full-mode times and DRAM bytes of k runs with the clock moved by +1, -1, +2, -2, ... x 1e-7
+    of itself; times scaled back to `clock` (a cycle count is the same at both clocks only when
+    nothing is chaotic)."""
+    times, drams = [], []
     for i in range(1, k + 1):
         step = (i + 1) // 2 * (1 if i % 2 else -1)
         c = clock * (1 + step * 1e-7)
         m, _, _, _ = run(binary, [*args, "--set", f"device.clock_ghz={c!r}"], "full")
         times.append(m["gpu__time_duration.sum"] * c / clock)
-    return times
+        drams.append(dram_bytes(m))
+    return times, drams
 
 
 def rel(a, b):
@@ -85,14 +92,13 @@ def main():
                 full, kern_f, cpu_f, _ = run(a.binary, args, "full")
             samp, kern_s, cpu_s, device = run(a.binary, args, "sampled")
             sampled_fraction = samp.get("attnsim__sampled_fraction", 1.0)
-            jitter = []
+            jitter, jitter_dram = [], []
             if a.jitter > 0 and sampled_fraction < 1:
-                jitter = jittered_full_times(a.binary, args, device["clock_ghz"], a.jitter)
+                jitter, jitter_dram = jittered_full_runs(a.binary, args, device["clock_ghz"], a.jitter)
         except RuntimeError as e:
             print(f"FAILED {e}: {line}")
             failed += 1
             continue
-        dram = lambda m: m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
         kern = [rel(x, y) for x, y in zip(kern_s, kern_f)] if kern_f and len(kern_f) == len(kern_s) else []
         r = {
             "workload": line,
@@ -100,7 +106,7 @@ def main():
             "kernel_time_errs": kern,
             "kernel_times_full": kern_f,
             "kernel_times_sampled": kern_s,
-            "dram_err": rel(dram(samp), dram(full)),
+            "dram_err": rel(dram_bytes(samp), dram_bytes(full)),
             "l2_err": rel(samp["lts__t_bytes.sum"], full["lts__t_bytes.sum"]),
             "sampled_fraction": sampled_fraction,
             "estimated_err_pct": samp.get("attnsim__sampling_error_pct", 0.0),
@@ -117,6 +123,11 @@ def main():
             r["full_times_jittered"] = jitter
             r["full_spread"] = (max(fulls) - min(fulls)) / mid
             r["time_err_vs_median_full"] = rel(samp["gpu__time_duration.sum"], mid)
+            drams = [dram_bytes(full), *jitter_dram]
+            dmid = statistics.median(drams)
+            r["full_dram_jittered"] = jitter_dram
+            r["full_dram_spread"] = (max(drams) - min(drams)) / dmid if dmid else 0.0
+            r["dram_err_vs_median_full"] = rel(dram_bytes(samp), dmid)
         rows.append(r)
         worst_kern = f"{100 * max(kern, key=abs):10.3f}" if kern else f"{'-':>10}"
         print(f"{100 * r['time_err']:10.3f} {worst_kern} {100 * r['dram_err']:10.3f} {100 * r['l2_err']:9.3f} "
@@ -124,7 +135,9 @@ def main():
               f"{cpu_f / max(cpu_s, 1e-9):8.1f}  {line}", flush=True)
         if jitter:
             print(f"{'':>10} full runs spread {100 * r['full_spread']:.3f} % (max - min of {len(jitter) + 1}); "
-                  f"sampled against their median {100 * r['time_err_vs_median_full']:.3f} %", flush=True)
+                  f"sampled against their median {100 * r['time_err_vs_median_full']:.3f} %; DRAM bytes spread "
+                  f"{100 * r['full_dram_spread']:.3f} %, sampled against their median "
+                  f"{100 * r['dram_err_vs_median_full']:.3f} %", flush=True)
     if rows:
         t = [abs(r["time_err"]) for r in rows]
         d = [abs(r["dram_err"]) for r in rows]
@@ -149,9 +162,12 @@ def main():
         if j:
             sp = [r["full_spread"] for r in j]
             em = [abs(r["time_err_vs_median_full"]) for r in j]
+            dsp = [r["full_dram_spread"] for r in j]
+            dem = [abs(r["dram_err_vs_median_full"]) for r in j]
             print(f"jitter ({a.jitter} perturbed full runs each, {len(j)} sampled workloads): full-run spread median "
                   f"{100 * statistics.median(sp):.3f} %, worst {100 * max(sp):.3f} %; |sampled - median full| median "
-                  f"{100 * statistics.median(em):.3f} %, worst {100 * max(em):.3f} %")
+                  f"{100 * statistics.median(em):.3f} %, worst {100 * max(em):.3f} %; DRAM bytes: spread worst "
+                  f"{100 * max(dsp):.3f} %, |sampled - median full| worst {100 * max(dem):.3f} %")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """scripts/sampled_vs_full.py: per-kernel time errors beside the run's, found even where two
 kernels' errors cancel in the run's total; --reuse-full takes the full runs from an earlier JSON;
---jitter reports the perturbed full runs' spread and the sampled error against their median; the
-summary has a line over the sampled workloads alone.
+--jitter reports the perturbed full runs' spread and the sampled errors (time, DRAM bytes) against
+their medians; the summary has a line over the sampled workloads alone.
 Run: ATTNSIM=build/attnsim /usr/bin/python3 -m pytest scripts/tests/test_sampled_vs_full.py"""
 import json
 import os
@@ -72,8 +72,8 @@ def test_kernel_errors_that_cancel_in_the_total_are_reported(attnsim_bin, tmp_pa
 
 
 # Full runs report 1000 ns, or 1000 + 10 s^2 ns (scaled back to the 1.98 GHz clock) when the clock
-# is moved by s x 1e-7: a chaotic jump; the sampled run reports 1020 ns and a sampled fraction of
-# one half.
+# is moved by s x 1e-7: a chaotic jump, and 1,000,000 + 10,000 s DRAM bytes; the sampled run
+# reports 1020 ns, 1,030,000 DRAM bytes and a sampled fraction of one half.
 JITTER_WRAPPER = """#!/bin/bash
 mode=full; clock=
 for a in "$@"; do
@@ -87,6 +87,8 @@ mode, clock = "'$mode'", "'$clock'"
 step = round((float(clock) / 1.98 - 1) / 1e-7) if clock else 0
 t = 1020.0 if mode == "sampled" else (1000.0 + 10 * step ** 2) * (1.98 / float(clock) if clock else 1.0)
 d["metrics"]["gpu__time_duration.sum"] = t
+d["metrics"]["dram__bytes_read.sum"] = 1030000 if mode == "sampled" else 1000000 + 10000 * step
+d["metrics"]["dram__bytes_write.sum"] = 0
 if mode == "sampled":
     d["metrics"]["attnsim__sampled_fraction"] = 0.5
 json.dump(d, sys.stdout)
@@ -104,6 +106,12 @@ def test_jitter_reports_the_full_runs_spread_and_the_error_against_their_median(
     assert abs(r["full_spread"] - 40 / 1010) < 1e-9, r
     assert abs(r["time_err_vs_median_full"] - (1020 / 1010 - 1)) < 1e-9, r
     assert "full runs spread 3.960 %" in out and "jitter (4 perturbed full runs each, 1 sampled workloads)" in out, out
+    # DRAM bytes 1.00, 1.01, 0.99, 1.02, 0.98 M: median 1.00 M, spread 4 %; sampled 3 % above it.
+    assert r["full_dram_jittered"] == [1010000, 990000, 1020000, 980000], r
+    assert abs(r["full_dram_spread"] - 0.04) < 1e-9, r
+    assert abs(r["dram_err_vs_median_full"] - 0.03) < 1e-9, r
+    assert "DRAM bytes spread 4.000 %, sampled against their median 3.000 %" in out, out
+    assert "DRAM bytes: spread worst 4.000 %, |sampled - median full| worst 3.000 %" in out, out
     # Without --jitter nothing is perturbed.
     run(["--binary", wrapper, "--json", out_json, lst])
     assert "full_spread" not in json.load(open(out_json))[0]

@@ -25,7 +25,10 @@ void LaunchSimulator<Memory>::init_sampler() {
   // steps are not skipped), the launch runs as in full mode, without the hooks' cost.
   sampling_ = !sampler_.inert();
   sample_steps_ = sampling_;  // the sampler's per-step state is the slot's group 0
-  if (sampler_.skips_steps()) memory_.set_warm_stride(Sampler::kWarmSetStride);
+  if (sampler_.skips_steps()) {
+    memory_.set_warm_stride(Sampler::kWarmSetStride);
+    memory_.count_writes_when_stored(device_.l2.count_final_writeback);
+  }
   // CTAs skipped whole load the HBM channels, skipped steps the L2 ports too (fluid_load.h).
   memory_.enable_background(sampler_.skips_steps());
 }

@@ -70,7 +70,8 @@ core::Bytes MemorySystem::count_writeback(const Victim& v) {
   if (warm_stride_ > 1) [[unlikely]]
     weight = l2_.in_sampled_set(v.line, warm_stride_) ? warm_stride_ : 0;
   const core::Bytes bytes = static_cast<core::Bytes>(sector_count(v.dirty_mask)) * sector_bytes_ * weight;
-  traffic_.dram[static_cast<core::Tensor>(v.tensor)].write += bytes;
+  const auto t = static_cast<core::Tensor>(v.tensor);
+  if (!writes_when_stored_ || core::stored_repeatedly(t)) traffic_.dram[t].write += bytes;  // else counted when stored
   counters_.l2_writebacks += weight;
   return bytes;
 }
@@ -140,6 +141,7 @@ double MemorySystem::write(double t, std::uint32_t sm, core::Bytes addr, std::ui
     counters_.lts_bytes += bytes;
     return hbm_.write(t, addr, bytes);
   }
+  count_stored(addr, bytes, tensor);
   return l2_request(t, sm, addr, bytes, tensor, true).at_l2;
 }
 
@@ -200,6 +202,7 @@ void MemorySystem::warm(std::uint32_t sm, core::Bytes addr, std::uint32_t bytes,
     }
     ++counters_.l1_misses;
   }
+  if (write) count_stored(addr, bytes, tensor);
   const std::uint32_t near = near_partition(sm);
   const L2Outcome o = l2_.access(unit, mask, write, near, static_cast<std::uint8_t>(tensor));
   count_l2(o, sector_count(mask), near, tensor, write);

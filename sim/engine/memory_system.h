@@ -63,6 +63,10 @@ class MemorySystem {
   // `stride` that divides the sets; returns it.
   std::uint32_t set_warm_stride(std::uint32_t stride);
   std::uint32_t warm_stride() const { return warm_stride_; }
+  // With set sampling and the final write-back counted, the DRAM writes of a tensor stored once
+  // (not core::stored_repeatedly) are its stored sectors, counted when stored: each reaches DRAM
+  // once, exactly as in a full run, where the sampled sets' write-backs would only estimate it.
+  void count_writes_when_stored(bool on) { writes_when_stored_ = on && warm_stride_ > 1; }
   bool in_warm_sample(core::Bytes addr) const { return warm_stride_ == 1 || l2_.in_sampled_set(unit_of(addr), warm_stride_); }
   std::uint32_t sectors_of(core::Bytes addr, std::uint32_t bytes) const {
     return sector_count(sector_mask(addr - unit_of(addr) * unit_bytes_, bytes));
@@ -180,6 +184,12 @@ class MemorySystem {
   core::LevelTraffic traffic_;
   core::Bytes untimed_dram_ = 0;  // DRAM bytes of warm() accesses
   std::uint32_t warm_stride_ = 1;  // set sampling of warm()
+  bool writes_when_stored_ = false;  // count_writes_when_stored
+  // Counts a store's DRAM writes now where count_writes_when_stored applies to its tensor.
+  void count_stored(core::Bytes addr, std::uint32_t bytes, core::Tensor tensor) {
+    if (writes_when_stored_ && !core::stored_repeatedly(tensor)) [[unlikely]]
+      traffic_.dram[tensor].write += static_cast<core::Bytes>(sectors_of(addr, bytes)) * sector_bytes_;
+  }
 };
 
 }  // namespace attnsim::engine

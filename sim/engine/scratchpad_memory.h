@@ -57,6 +57,7 @@ class ScratchpadMemory {
   core::Bytes untimed_dram_bytes() const { return untimed_dram_; }
   // No cache: every access is warmed and counted (MemorySystem's set sampling does not apply).
   std::uint32_t set_warm_stride(std::uint32_t) { return 1; }
+  void count_writes_when_stored(bool) {}  // no set sampling: every write is counted
   std::uint32_t warm_stride() const { return 1; }
   bool in_warm_sample(core::Bytes) const { return true; }
   std::uint32_t sectors_of(core::Bytes, std::uint32_t bytes) const { return bytes; }
