@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "sim/core/occupancy.h"
 #include "sim/core/types.h"
@@ -81,6 +82,7 @@ struct LaunchTotals {
   double sampled_fraction = 1;
   double sampling_error = 0;
   std::uint64_t ctas_skipped = 0;  // CTAs not simulated, counted as the reference CTA
+  std::string_view in_full_because;  // sampled, but nothing skipped: why (static text; empty otherwise)
 };
 
 }  // namespace attnsim::core

@@ -10,7 +10,8 @@ void LaunchSimulator<Memory>::init_sampler() {
   // A launch that times its blocking loads one by one (pointer_chase) is simulated in full. So is
   // a launch of clusters: a CTA skipped whole would leave its cluster's multicast loads and
   // barriers behind.
-  if (record_blocking_ || shape_.cluster_size > 1) return sampler_.disable();  // sampling_ stays false
+  if (record_blocking_) return sampler_.disable("it times its blocking loads one by one");  // sampling_ stays false
+  if (shape_.cluster_size > 1) return sampler_.disable("its CTAs run in clusters");
   // Warp-specialized CTAs (several warp groups) or mbarriers: a skipped step would leave the other
   // groups' barrier phases behind, so only whole CTAs are skipped.
   if (groups_.size() != 1 || !mbar_counts_.empty()) {

@@ -163,15 +163,20 @@ void Sampler::probe(std::uint64_t ctas, const EmitStep& emit) {
     }
   };
   std::uint64_t steps0 = 0;
+  bool unequal = false;
   for (std::uint32_t i = 0; i < kProbes && ctas > 0; ++i) {
     const std::uint64_t steps = count_steps(ctas == 1 ? 0 : (ctas - 1) * i / (kProbes - 1));
     if (i == 0) steps0 = steps;
-    if (steps != steps0 || steps < kMinSteps) {
-      skip_steps_ = false;
-      break;
-    }
+    unequal = unequal || steps != steps0;
+    if (steps < kMinSteps) skip_steps_ = false;
   }
+  if (unequal) skip_steps_ = false;
   if (!skip_steps_ && skip_waves_) inert_ = !waves_could_be_skipped(ctas, count_steps);
+  if (inert_)
+    full_because_ = unequal ? "its CTAs have unequal step counts (a causal mask, uneven splits) and no two full waves "
+                              "of equal CTAs lie ahead of its last two"
+                            : "its CTAs have fewer than 32 loop steps and no two full waves of equal CTAs lie ahead "
+                              "of its last two";
 }
 
 void Sampler::before_access(const core::MemoryCounters& c, const core::LevelTraffic& traffic, core::Tensor t) {
@@ -294,6 +299,8 @@ void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double 
   const double all = static_cast<double>(ops_simulated_ + ops_skipped_);
   t.sampled_fraction = all > 0 ? static_cast<double>(ops_simulated_) / all : 1.0;
   t.sampling_error = total_time_ > 0 ? error_sum_ / total_time_ : 0.0;
+  if (ops_skipped_ == 0 && phantoms_ == 0)
+    t.in_full_because = full_because_ ? full_because_ : "no step was skipped and no wave was steady";
 }
 
 }  // namespace attnsim::engine

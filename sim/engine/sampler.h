@@ -108,10 +108,12 @@ class Sampler {
   // signatures); `counts` as in on_step.
   template <class Emit, class Counts>
   void describe_cta(std::uint32_t slot, std::uint32_t groups, Emit&& emit, Counts&& counts);
-  // Simulates everything (steps and CTAs), still recording the mode and fraction.
-  void disable() {
+  // Simulates everything (steps and CTAs), still recording the mode and fraction; `why` is
+  // reported (LaunchTotals::in_full_because).
+  void disable(const char* why) {
     skip_steps_ = false;
     skip_waves_ = false;
+    full_because_ = why;
   }
   // The CTA in `slot` has its next step's ops in `ops`, at `now` (the previous step's ops are
   // done). Returns -1 when the step is skipped (its counts are taken; emit the next one), or
@@ -244,6 +246,7 @@ class Sampler {
   bool flush_counted_ = true;
   bool skip_steps_ = true;  // probe found equal step counts
   bool inert_ = false;      // probe: no step and no CTA can be skipped
+  const char* full_because_ = nullptr;  // why nothing can be skipped, where that is known up front
   // Are there two consecutive full waves of CTAs of equal step counts (`count_steps(cta)`)
   // that leave a wave to skip before the tail (sampler_waves.cpp)?
   bool waves_could_be_skipped(std::uint64_t ctas, const std::function<std::uint64_t(std::uint64_t)>& count_steps) const;

@@ -70,6 +70,10 @@ void print_summary(const core::RunResult& result, const core::DeviceSpec& device
     line("sampled", fixed(100.0 * metric(m, "attnsim__sampled_fraction"), 2) +
                         " % of the ops simulated (the rest: memory accesses warmed, time extrapolated); estimated time error +-" +
                         fixed(metric(m, "attnsim__sampling_error_pct"), 2) + " % (sim.mode: sampled)");
+  for (const core::KernelResult& k : result.kernels)
+    if (!k.totals.in_full_because.empty())
+      line("", "in full" + (result.kernels.size() > 1 ? " (" + k.name + ")" : std::string()) + ": " +
+                   std::string(k.totals.in_full_because) + " (docs/sampling.md)");
   if (!block_rule.empty()) {
     const core::Workload& w = result.workload;
     std::string blocks = "B_r = block_m = " + std::to_string(w.block_m) + ", B_c = block_n = " +

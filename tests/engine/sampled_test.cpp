@@ -374,6 +374,15 @@ TEST(Sampled, CausalLaunchesRunAsInFull) {
     EXPECT_EQ(p.sampled.totals.memory.lts_hit_sectors, p.full.totals.memory.lts_hit_sectors);
     EXPECT_EQ(metric(p.sampled, "attnsim__sampled_fraction"), 1);
     EXPECT_EQ(metric(p.sampled, "attnsim__sim_mode"), 1);
+    // `attnsim run` says why nothing was skipped.
+    EXPECT_NE(p.sampled.totals.in_full_because.find("unequal step counts"), std::string_view::npos)
+        << p.sampled.totals.in_full_because;
+    EXPECT_TRUE(p.full.totals.in_full_because.empty());
+  }
+  // A launch that skips something gives no reason.
+  for (const Pair& p : run_both(d, {{"heads", "4"}, {"seq", "4096"}, {"head_dim", "128"}})) {
+    ASSERT_LT(metric(p.sampled, "attnsim__sampled_fraction"), 1);
+    EXPECT_TRUE(p.sampled.totals.in_full_because.empty()) << p.sampled.totals.in_full_because;
   }
 }
 
@@ -469,6 +478,7 @@ TEST(Sampled, ClusterLaunchesRunInFull) {
     EXPECT_TRUE(b[i].totals.sampled);
     EXPECT_EQ(b[i].totals.sampled_fraction, 1.0) << "launch " << i;
     EXPECT_EQ(b[i].totals.ctas_skipped, 0u) << "launch " << i;
+    EXPECT_EQ(b[i].totals.in_full_because, "its CTAs run in clusters") << "launch " << i;  // what `run` prints
   }
   EXPECT_TRUE(clusters) << "no cluster launch";
 }

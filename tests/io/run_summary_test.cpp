@@ -63,9 +63,30 @@ TEST(RunSummary, ReportOpensWithTheSummaryOfTheRunAndItsLongestLaunch) {
   EXPECT_NE(s.find("(1 CTA per SM), limited by shared_mem; "), std::string::npos) << s;
   EXPECT_NE(s.find("(longest launch: flash2_bwd)\n"), std::string::npos) << s;
   EXPECT_NE(s.find("\n           a rule\n"), std::string::npos) << s;
+  EXPECT_EQ(s.find("\nsampled "), std::string::npos) << s;  // a full run
   // Then the workload and the Nsight-Compute-named table.
   EXPECT_LT(s.find("bound by"), s.find("\ndevice: teaching\n"));
   EXPECT_LT(s.find("\ndevice: teaching\n"), s.find("\nmetric  "));
+}
+
+// Sampled runs: the fraction simulated, and for each launch in which nothing was skipped, why.
+TEST(RunSummary, SampledRunsSayWhyALaunchRanInFull) {
+  core::RunResult r = testing::small_result();
+  core::DeviceSpec d;
+  d.name = "teaching";
+  d.clock_ghz = 1.0;
+  d.sm.count = 1;
+  core::set_metric(r.metrics, "attnsim__sim_mode", 1);
+  core::set_metric(r.metrics, "attnsim__sampled_fraction", 0.5);
+  r.kernels[0].totals.in_full_because = "its CTAs run in clusters";
+  std::ostringstream out;
+  print_run_summary(r, d, out, "");
+  const std::string s = out.str();
+  EXPECT_NE(s.find("\nsampled    50.00 % of the ops simulated"), std::string::npos) << s;
+  EXPECT_NE(s.find("\n           in full (" + r.kernels[0].name + "): its CTAs run in clusters (docs/sampling.md)\n"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(s.find("in full (" + r.kernels[1].name + ")"), std::string::npos) << s;
 }
 
 }  // namespace
