@@ -36,12 +36,18 @@ TEST(RunSummary, DurationsCarryAUnit) {
   EXPECT_EQ(format_duration_ns(2.5e9), "2.50 s");
 }
 
-TEST(RunSummary, ReportOpensWithTheSummaryOfTheRunAndItsLongestLaunch) {
-  core::RunResult r = testing::small_result();
+// A device of one SM at 1 GHz named "teaching", for the summary's lines.
+core::DeviceSpec one_sm_device() {
   core::DeviceSpec d;
   d.name = "teaching";
   d.clock_ghz = 1.0;
   d.sm.count = 1;
+  return d;
+}
+
+TEST(RunSummary, ReportOpensWithTheSummaryOfTheRunAndItsLongestLaunch) {
+  core::RunResult r = testing::small_result();
+  core::DeviceSpec d = one_sm_device();
   d.sm.tensor_flops_per_cycle = 1000;  // 1 TFLOP/s
   d.hbm.bandwidth_gbps = 100;
   core::set_metric(r.metrics, "attnsim__flops", 1.00025e6);  // in 2000.5 ns: 500 FLOP/ns = 0.5 TFLOP/s
@@ -72,10 +78,7 @@ TEST(RunSummary, ReportOpensWithTheSummaryOfTheRunAndItsLongestLaunch) {
 // Sampled runs: the fraction simulated, and for each launch in which nothing was skipped, why.
 TEST(RunSummary, SampledRunsSayWhyALaunchRanInFull) {
   core::RunResult r = testing::small_result();
-  core::DeviceSpec d;
-  d.name = "teaching";
-  d.clock_ghz = 1.0;
-  d.sm.count = 1;
+  const core::DeviceSpec d = one_sm_device();
   core::set_metric(r.metrics, "attnsim__sim_mode", 1);
   core::set_metric(r.metrics, "attnsim__sampled_fraction", 0.5);
   r.kernels[0].totals.in_full_because = "its CTAs run in clusters";
