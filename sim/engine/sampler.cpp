@@ -172,6 +172,7 @@ void Sampler::probe(std::uint64_t ctas, const EmitStep& emit) {
   }
   if (unequal) skip_steps_ = false;
   if (!skip_steps_ && skip_waves_) inert_ = !waves_could_be_skipped(ctas, count_steps);
+  static_assert(kMinSteps == 32, "the text below names kMinSteps");
   if (inert_)
     full_because_ = unequal ? "its CTAs have unequal step counts (a causal mask, uneven splits) and no two full waves "
                               "of equal CTAs lie ahead of its last two"
