@@ -14,14 +14,16 @@ void LaunchSimulator<Memory>::init_sampler() {
   if (shape_.cluster_size > 1) return sampler_.disable("its CTAs run in clusters");
   // Warp-specialized CTAs (several warp groups) or mbarriers: a skipped step would leave the other
   // groups' barrier phases behind, so only whole CTAs are skipped.
+  auto emit0 = [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
+    return launch_.emit_group_step(cta, 0, step, ops);
+  };
   if (groups_.size() != 1 || !mbar_counts_.empty()) {
     memory_.enable_background(false);  // CTAs skipped whole load the HBM channels (fluid_load.h)
     sampling_ = true;
-    return sampler_.whole_ctas_only();
+    sampler_.whole_ctas_only();
+    return sampler_.probe(scheduler_.num_ctas(), emit0);  // classes of CTAs of unequal lengths
   }
-  sampler_.probe(scheduler_.num_ctas(), [this](std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops) {
-    return launch_.emit_group_step(cta, 0, step, ops);
-  });
+  sampler_.probe(scheduler_.num_ctas(), emit0);
   // Where nothing can be skipped (no two consecutive waves of CTAs with equal step counts, and
   // steps are not skipped), the launch runs as in full mode, without the hooks' cost.
   sampling_ = !sampler_.inert();
@@ -54,7 +56,8 @@ bool LaunchSimulator<Memory>::sampled_dispatch(std::uint32_t slot, double now) {
   // fluid over its held time, as skipped steps' do, and its slot is held at least until the
   // channels could have moved them. Without it a write-bound launch's skipped CTAs leave the
   // channels idle and the simulated CTAs after them run fast (docs/sampling.md).
-  const double moved = memory_.occupy_dram(now, held, sampler_.ref_dram_bytes(false), sampler_.ref_dram_bytes(true));
+  const double moved = memory_.occupy_dram(now, held, sampler_.ref_dram_bytes(cta, false),
+                                           sampler_.ref_dram_bytes(cta, true));
   return sampled_sleep(slot, std::max(now + held, moved), now);
 }
 

@@ -1,6 +1,7 @@
 // Sampled simulation inside a CTA: run detection, skipped steps' counts, per-CTA memory counts.
 #include "sim/engine/sampler.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <array>
@@ -64,11 +65,15 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
 
 Sampler::Sampler(std::uint32_t slots, std::uint64_t ctas, bool flush_counted)
     : slots_(slots), flush_counted_(flush_counted), ext_(kVec, 0.0), scratch_(kVec, 0.0), ctas_(ctas) {
-  const std::uint64_t s = std::max<std::uint32_t>(1, slots);
-  waves_.resize((ctas + s - 1) / s);
+  set_wave(std::max<std::uint32_t>(1, slots));
+}
+
+void Sampler::set_wave(std::uint64_t per) {
+  wave_ = per;
+  waves_.assign((ctas_ + per - 1) / per, Wave{});
   // The last full wave and the partial one are simulated.
-  const std::uint64_t rest = ctas % s;
-  tail_from_ = ctas >= s + rest ? ctas - s - rest : 0;
+  const std::uint64_t rest = ctas_ % per;
+  tail_from_ = ctas_ >= per + rest ? ctas_ - per - rest : 0;
 }
 
 std::uint64_t Sampler::signature(const std::vector<core::TileOp>& ops) {
@@ -162,20 +167,26 @@ void Sampler::probe(std::uint64_t ctas, const EmitStep& emit) {
       if (!emit(cta, steps, check_ops_)) return steps;
     }
   };
-  std::uint64_t steps0 = 0;
+  std::vector<std::uint64_t> probe_ctas, probe_steps;
   bool unequal = false;
   for (std::uint32_t i = 0; i < kProbes && ctas > 0; ++i) {
-    const std::uint64_t steps = count_steps(ctas == 1 ? 0 : (ctas - 1) * i / (kProbes - 1));
-    if (i == 0) steps0 = steps;
-    unequal = unequal || steps != steps0;
-    if (steps < kMinSteps) skip_steps_ = false;
+    probe_ctas.push_back(ctas == 1 ? 0 : (ctas - 1) * i / (kProbes - 1));
+    probe_steps.push_back(count_steps(probe_ctas.back()));
+    unequal = unequal || probe_steps.back() != probe_steps.front();
   }
+  if (describe_) {  // whole_ctas_only: only the classes of CTAs of unequal step counts (group 0's)
+    if (unequal && !waves_could_be_skipped(ctas, count_steps)) find_classes(ctas, count_steps, probe_ctas, probe_steps);
+    return;
+  }
+  if (std::any_of(probe_steps.begin(), probe_steps.end(), [](std::uint64_t x) { return x < kMinSteps; }))
+    skip_steps_ = false;
   if (unequal) skip_steps_ = false;
   if (!skip_steps_ && skip_waves_) inert_ = !waves_could_be_skipped(ctas, count_steps);
-  static_assert(kMinSteps == 32, "the text below names kMinSteps");
+  if (inert_ && unequal && find_classes(ctas, count_steps, probe_ctas, probe_steps)) inert_ = false;
+  static_assert(kMinSteps == 32 && kMinClassWaves == 12, "the text below names kMinSteps and kMinClassWaves");
   if (inert_)
-    full_because_ = unequal ? "its CTAs have unequal step counts (a causal mask, uneven splits) and no two full waves "
-                              "of equal CTAs lie ahead of its last two"
+    full_because_ = unequal ? "its CTAs have unequal step counts (a causal mask, uneven splits) that do not repeat "
+                              "over 12 waves, and no two full waves of equal CTAs lie ahead of its last two"
                             : "its CTAs have fewer than 32 loop steps and no two full waves of equal CTAs lie ahead "
                               "of its last two";
 }
@@ -223,15 +234,16 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   total_time_ += duration;
   // Counted as the reference (skipped whole, or rebuilding): its wave's share of the shared
   // tensors' DRAM reads is counted per sharing group in finish.
-  if ((s.phantom || s.warm) && s.cta / slots_.size() < waves_.size()) ++waves_[s.cta / slots_.size()].counted;
+  if ((s.phantom || s.warm) && s.cta / wave_ < waves_.size()) ++waves_[s.cta / wave_].counted;
+  const Reference& r = ref(s.cta);
   if (s.phantom) {  // skipped whole: the reference CTA's counts
     ++phantoms_;
-    for (std::size_t i = 0; i < kVec; ++i) ext_[i] += ref_.counted[i];
-    skipped_stats_ += ref_.stats;
-    skipped_smem_ += ref_.smem;
-    ops_skipped_ += ref_.shape.ops;
+    for (std::size_t i = 0; i < kVec; ++i) ext_[i] += r.counted[i];
+    skipped_stats_ += r.stats;
+    skipped_smem_ += r.smem;
+    ops_skipped_ += r.shape.ops;
     skipped_time_ += duration;
-    error_sum_ += ref_.rel_error * duration;
+    error_sum_ += r.rel_error * duration;
     s.phantom = false;
     return;
   }
@@ -259,7 +271,7 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
       const std::size_t t = (i - 10) / 2;
       const bool own = i == 9 || (i >= 10 && t < core::kNumTensors && i % 2 == 1 &&
                                   !core::stored_repeatedly(static_cast<core::Tensor>(t)));
-      if (!own) ext_[i] += scratch_[i] + ref_.counted[i];
+      if (!own) ext_[i] += scratch_[i] + r.counted[i];
     }
     return;
   }
@@ -276,7 +288,7 @@ void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double 
   const core::Bytes dram_before = traffic.dram.total_read() + traffic.dram.total_write() - untimed;
   // The DRAM reads of CTAs counted as the reference, per wave from its sharing groups.
   std::vector<double> ext = ext_;
-  const double per = static_cast<double>(slots_.size());
+  const double per = static_cast<double>(wave_);
   for (std::size_t k = 0; k < group_cost_.size(); ++k)
     for (std::uint64_t w = 0; group_cost_[k].on && w < waves_.size(); ++w) {
       if (waves_[w].counted == 0) continue;

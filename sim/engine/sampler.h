@@ -12,7 +12,10 @@
 // bytes, launch_sampling.cpp) and their counts are the reference CTA's (the mean CTA of the last
 // 2p waves), over whole periods; the last skipped wave is simulated to rebuild the L2 state
 // before the launch is measured again (at 2x, 4x ... the waves) or the last full and partial
-// waves are simulated. Only CTAs and steps: nothing here knows a kernel.
+// waves are simulated. Where CTAs differ in length (a causal mask) but their step counts repeat
+// with a period (a head's query blocks), the waves are whole periods and each CTA is compared
+// with, and skipped as, the CTAs of its class (its position in the period). Only CTAs and steps:
+// nothing here knows a kernel.
 #pragma once
 
 #include <algorithm>
@@ -79,15 +82,22 @@ class Sampler {
   template <class Emit>
   double start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emit&& emit);
   bool phantom(std::uint32_t slot) const { return slots_[slot].phantom; }
-  // The DRAM bytes the reference CTA (that CTAs skipped whole count as) reads, or writes.
-  double ref_dram_bytes(bool written) const { return ref_.mem.empty() ? 0.0 : dram_bytes(ref_.mem, written ? 1 : 0); }
+  // The DRAM bytes the reference CTA that CTA `cta`, skipped whole, counts as reads, or writes.
+  double ref_dram_bytes(std::uint64_t cta, bool written) const {
+    const Reference& r = ref(cta);
+    return r.mem.empty() ? 0.0 : dram_bytes(r.mem, written ? 1 : 0);
+  }
   // Counts the steps of up to kProbes CTAs spread over the grid (`emit(cta, step, ops)`); when
   // they differ (a causal mask, uneven splits), CTAs read shared data at different step
   // positions, the simulated steps of one CTA are the skipped steps of another and per-step L2
   // ratios do not carry over: steps are then not skipped (the launch is simulated in full).
   // Where steps are not skipped, it goes on to count every CTA's steps up to the first two
-  // consecutive full waves of CTAs with equal step counts; without them no wave can be steady
-  // (wave_done), nothing will be skipped and the sampler is inert.
+  // consecutive full waves of CTAs with equal step counts. Without them, where the step counts
+  // repeat in dispatch order with a period of T CTAs (a causal mask: the query blocks of one
+  // head), the sampler's waves become groups of whole periods, each CTA is compared with the
+  // CTAs at its position in the period (its class) and skipped as their mean (find_classes).
+  // Otherwise no wave can be steady (wave_done), nothing will be skipped and the sampler is inert.
+  // After whole_ctas_only() it only looks for classes (group 0's steps), and is never inert.
   using EmitStep = std::function<bool(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops)>;
   void probe(std::uint64_t ctas, const EmitStep& emit);
   static constexpr std::uint32_t kProbes = 16;
@@ -230,7 +240,11 @@ class Sampler {
     return b;
   }
   static void add_scaled(std::vector<double>& acc, const MemoryCount& d, double f);
+  void set_wave(std::uint64_t per);  // waves of `per` CTAs (and the tail in those)
   void wave_done(std::uint64_t cta, const Slot& s, double duration, const std::vector<double>& mem);
+  // At the steady point (wave w, period p): each class's reference from the CTAs of its class in
+  // the last 2p waves (classes_ > 1; group_cost_ fitted).
+  void class_references(std::uint64_t w, std::uint64_t p, double worst);
   void count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig);
   // Where the run of the CTA in slot s, at its kWarmSteps-th step, stops being simulated: a CTA
   // of the first wave votes and keeps kWarmSteps; a later one takes kLongWarmSteps where most of
@@ -250,6 +264,17 @@ class Sampler {
   // Are there two consecutive full waves of CTAs of equal step counts (`count_steps(cta)`)
   // that leave a wave to skip before the tail (sampler_waves.cpp)?
   bool waves_could_be_skipped(std::uint64_t ctas, const std::function<std::uint64_t(std::uint64_t)>& count_steps) const;
+  // Classes of CTAs (probe, where step counts differ): the smallest period T >= 2 in which the
+  // step counts of the CTAs repeat in dispatch order (checked over the first three periods and
+  // the probes); the sampler's waves become T * ceil(slots / T) CTAs. False where there is none,
+  // or too few such waves (kMinClassWaves) or too large ones (kMaxClassWave CTAs).
+  bool find_classes(std::uint64_t ctas, const std::function<std::uint64_t(std::uint64_t)>& count_steps,
+                    const std::vector<std::uint64_t>& probe_ctas, const std::vector<std::uint64_t>& probe_steps);
+  // Twelve waves: the first waves of a causal launch differ (steady at wave 2 or later), and the
+  // rebuilding wave and the tail are simulated; with 8-10 waves the third to half of the CTAs
+  // skipped did not pay for the sampler's bookkeeping (the FA-2 grid's d 64 causal shapes on the
+  // h100-sxm: 1.0-1.2x the speed of full).
+  static constexpr std::uint64_t kMinClassWaves = 12, kMaxClassWave = 2048;
   bool skip_waves_ = true;
   std::uint64_t trend_votes_ = 0, trend_voters_ = 0;  // first-wave runs whose step time still moved
   bool describe_ = false;  // whole_ctas_only(): no step hooks
@@ -258,11 +283,24 @@ class Sampler {
   std::vector<double> ext_;
   std::vector<double> scratch_;
   core::LaunchStats skipped_stats_;
-  // Waves: slots_.size() CTAs each, in dispatch order.
-  std::uint64_t ctas_ = 0;
+  // Waves: wave_ CTAs each, in dispatch order (the slots, or whole periods of classes).
+  std::uint64_t ctas_ = 0, wave_ = 1;
   std::vector<Wave> waves_;
   bool steady_ = false;
-  Reference ref_;
+  // The reference CTA of each class (one class where all CTAs are equal): CTA c is of class
+  // c % classes_.
+  std::uint64_t classes_ = 1;
+  std::vector<Reference> refs_ = std::vector<Reference>(1);
+  const Reference& ref(std::uint64_t cta) const { return refs_[cta % classes_]; }
+  // classes_ > 1: each class's first shape and last op-stream counts, and the durations and
+  // memory counts of the CTAs of the last kRing waves (wave w at (w % kRing) * wave_; kVec + 1
+  // values per CTA, the duration first).
+  static constexpr std::uint64_t kRing = 2 * kMaxPeriod + 2;
+  std::vector<Reference> class_seen_;
+  std::vector<double> ring_;
+  std::vector<std::uint64_t> ring_wave_;  // the wave each CTA record of ring_ is from
+  // Whether ring_ still holds every CTA of waves w - 2p + 1 ... w.
+  bool ring_holds(std::uint64_t w, std::uint64_t p) const;
   // CTA indices: CTAs from skip_from_ to end_from_ are skipped whole, the wave before end_from_
   // rebuilds the L2 state; the tail (last full and partial wave) starts at tail_from_.
   std::uint64_t skip_from_ = 0, end_from_ = 0, tail_from_ = 0, dispatched_ = 0;
@@ -289,9 +327,9 @@ class Sampler {
   enum class CtaRole { kSimulated, kRebuild, kSkipped };
   static void reset(Slot& s, std::uint64_t cta, double now);  // a new CTA in the slot
   CtaRole role_of(std::uint64_t cta);
-  // The CTA being checked by start_cta (its emit).
+  // Whether the CTA being checked by start_cta (its emit) has the shape of reference r.
   template <class Emit>
-  bool equal_cta(Emit& emit);
+  bool equal_cta(Emit& emit, const Reference& r);
   core::TensorTraffic skipped_smem_;
   std::uint64_t ops_simulated_ = 0, ops_skipped_ = 0;
   // CTA-cycles: skipped, all, and the summed standard errors of the skipped steps' times.

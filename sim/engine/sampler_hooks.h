@@ -87,8 +87,8 @@ void Sampler::describe_cta(std::uint32_t slot, std::uint32_t groups, Emit&& emit
 }
 
 template <class Emit>
-bool Sampler::equal_cta(Emit& emit) {
-  const CtaShape& r = ref_.shape;
+bool Sampler::equal_cta(Emit& emit, const Reference& ref) {
+  const CtaShape& r = ref.shape;
   if (r.steps == 0) return false;
   check_ops_.clear();
   if (!emit(0, check_ops_) || signature(check_ops_) != r.first_sig) return false;
@@ -112,14 +112,14 @@ double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emi
     case CtaRole::kSimulated:
       return 0;
     case CtaRole::kRebuild:  // simulated to rebuild the L2 state; counted as the reference CTA if equal
-      s.warm = equal_cta(emit);
+      s.warm = equal_cta(emit, ref(cta));
       return 0;
     case CtaRole::kSkipped:
       break;
   }
-  if (!equal_cta(emit)) return 0;
+  if (!equal_cta(emit, ref(cta))) return 0;
   s.phantom = true;
-  return ref_.duration;
+  return ref(cta).duration;
 }
 
 }  // namespace attnsim::engine

@@ -1,5 +1,6 @@
 // Sampled simulation across CTAs: per-wave statistics, the steady-state test, the reference
-// CTA that skipped CTAs are counted as, and their shared tensors' DRAM reads per sharing group.
+// CTA that skipped CTAs are counted as (one per class of CTAs where their lengths repeat with a
+// period), and their shared tensors' DRAM reads per sharing group.
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -18,15 +19,27 @@ double rel_diff(double a, double b) {
 }  // namespace
 
 void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const std::vector<double>& mem) {
-  const std::uint64_t per = slots_.size();
+  const std::uint64_t per = wave_;
   const std::uint64_t w = cta / per;
   if (w >= waves_.size()) return;
   Wave& wave = waves_[w];
   if (wave.done == 0) {
     wave.shape = s.shape;
     wave.mem.assign(kVec, 0.0);
-  } else if (!(s.shape == wave.shape)) {
+  } else if (classes_ == 1 && !(s.shape == wave.shape)) {
     wave.uniform = false;
+  }
+  if (classes_ > 1) {  // a wave is uniform where each CTA has its class's shape
+    Reference& c = class_seen_[cta % classes_];
+    if (c.shape.steps == 0) c.shape = s.shape;
+    if (!(s.shape == c.shape)) wave.uniform = false;
+    c.stats = s.cta_stats;
+    c.smem = s.cta_smem;
+    const std::uint64_t row = (w % kRing) * per + cta % per;
+    ring_wave_[row] = w;
+    double* rec = &ring_[row * (kVec + 1)];
+    rec[0] = duration;
+    std::copy(mem.begin(), mem.end(), rec + 1);
   }
   ++wave.done;
   wave.dur_sum += duration;
@@ -52,7 +65,7 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
     worst = 0;
     for (std::uint64_t i = 0; i < 2 * p && ok; ++i) {
       const Wave& x = waves_[w - i];
-      ok = x.done == per && x.uniform && x.shape == wave.shape;
+      ok = x.done == per && x.uniform && (classes_ > 1 || x.shape == wave.shape);
     }
     for (std::uint64_t i = 0; i < p && ok; ++i) {
       double dt = 0;
@@ -61,36 +74,34 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
     }
     if (ok) period = p;
   }
-  if (period == 0) return;
+  if (period == 0 || (classes_ > 1 && !ring_holds(w, period))) return;
   const double n = static_cast<double>(per * 2 * period);
   double dur = 0, sq = 0;
-  ref_.mem.assign(kVec, 0.0);
+  std::vector<double> mean(kVec, 0.0);
   for (std::uint64_t i = 0; i < 2 * period; ++i) {
     const Wave& x = waves_[w - i];
     dur += x.dur_sum;
     sq += x.dur_sq;
-    for (std::size_t k = 0; k < kVec; ++k) ref_.mem[k] += x.mem[k] / n;
+    for (std::size_t k = 0; k < kVec; ++k) mean[k] += x.mem[k] / n;
   }
-  // From here on CTAs are skipped whole, each counted as the mean CTA of the last 2p waves, over a
-  // whole number of periods in phase with those waves: a span of waves [skip, end) whose last wave
-  // is simulated again to rebuild the L2 state (counted as the reference too). Where waves
-  // alternate (p = 2: a head's CTAs read its K/V from DRAM in one wave and from the L2 in the
-  // next) a span that began or ended mid-period would count one wave's DRAM reads as half of two.
-  // CTAs dispatched before the test passed are simulated, so with p > 1 the span starts at the
-  // first wave of the right phase not yet dispatched.
-  steady_ = true;
-  fit_group_costs(w, wave);
-  ref_.shape = wave.shape;
-  ref_.duration = dur / n;
-  const double var = std::max(0.0, sq / n - ref_.duration * ref_.duration);
-  // The waves' largest disagreement plus the standard error of the mean CTA time.
-  ref_.rel_error = ref_.duration > 0 ? worst + std::sqrt(var / n) / ref_.duration : 0.0;
-  ref_.stats = s.cta_stats;
-  ref_.stats.events = 0;
-  ref_.smem = s.cta_smem;
+  // From here on CTAs are skipped whole, each counted as the mean CTA of the last 2p waves (of its
+  // class), over a whole number of periods in phase with those waves: a span of waves [skip, end)
+  // whose last wave is simulated again to rebuild the L2 state (counted as the reference too).
+  // Where waves alternate (p = 2: a head's CTAs read its K/V from DRAM in one wave and from the L2
+  // in the next) a span that began or ended mid-period would count one wave's DRAM reads as half
+  // of two. CTAs dispatched before the test passed are simulated, so with p > 1 the span starts
+  // at the first wave of the right phase not yet dispatched.
+  std::uint64_t steps = wave.shape.steps;
+  if (classes_ > 1) {
+    steps = 0;
+    for (const Reference& c : class_seen_) steps = std::max(steps, c.shape.steps);
+  }
   auto phase_up = [&](std::uint64_t x) { return x + (period - (x - (w + 1)) % period) % period; };
-  const std::uint64_t skip = period == 1 ? w + 1 : phase_up(std::max(w + 1, (dispatched_ + per - 1) / per));
-  skip_from_ = skip * per;
+  // With classes the span also starts at the first wave none of whose CTAs has been dispatched: a
+  // wave's DRAM reads of a head's K/V fall on whichever of its CTAs reads a block first (the
+  // longest), so CTAs simulated beside CTAs counted as their class's mean would count them twice
+  // (flash3 causal on an 8-SM h200: K and V +3 %).
+  const std::uint64_t skip = period == 1 && classes_ == 1 ? w + 1 : phase_up(std::max(w + 1, (dispatched_ + per - 1) / per));
   // The span ends where the tail begins (the last full and the partial wave are simulated), or,
   // where that leaves room, at kRemeasureFactor times the waves up to here: the launch is
   // measured again from there until steady again. Waves that agree one to the next can drift over
@@ -106,14 +117,32 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
   // steady again (25x the CPU time).
   const std::uint64_t tail = tail_from_ / per;
   const std::uint64_t again = phase_up(std::max(skip, kRemeasureFactor * (w + 1)));
-  remeasure_ = ref_.shape.steps < kMinSteps && again + kRemeasureSpan * (2 * period + 1) <= tail;
-  const std::uint64_t end = remeasure_ ? again : (tail > skip ? tail - (tail - skip) % period : skip);
+  const bool remeasure = steps < kMinSteps && again + kRemeasureSpan * (2 * period + 1) <= tail;
+  const std::uint64_t end = remeasure ? again : (tail > skip ? tail - (tail - skip) % period : skip);
+  // A span of one wave would only rebuild: nothing is skipped, and the CTAs simulated keep their
+  // own counts (the launch stays a full run).
+  if (!remeasure && end <= skip + 1) return;
+  steady_ = true;
+  remeasure_ = remeasure;
+  skip_from_ = skip * per;
   end_from_ = end * per;
+  Reference& all = refs_[0];  // the mean CTA of the 2p waves (all classes)
+  all.mem = std::move(mean);
+  fit_group_costs(w, wave);
+  all.shape = wave.shape;
+  all.duration = dur / n;
+  const double var = std::max(0.0, sq / n - all.duration * all.duration);
+  // The waves' largest disagreement plus the standard error of the mean CTA time.
+  all.rel_error = all.duration > 0 ? worst + std::sqrt(var / n) / all.duration : 0.0;
+  all.stats = s.cta_stats;
+  all.stats.events = 0;
+  all.smem = s.cta_smem;
+  if (classes_ > 1) class_references(w, period, worst);
 }
 
 void Sampler::note_keys(std::uint64_t cta, const std::vector<core::TileOp>& ops, std::uint32_t& seen) {
   static_assert(core::kNumTensors <= 32, "seen is a bit per tensor");
-  const std::uint64_t w = cta / slots_.size();
+  const std::uint64_t w = cta / wave_;
   if (w >= waves_.size()) return;
   Wave& wave = waves_[w];
   if (wave.keys.empty()) wave.keys.resize(core::kNumTensors);
@@ -150,15 +179,16 @@ void Sampler::fit_group_costs(std::uint64_t w, const Wave& wave) {
   // waves alone lie inside one group where a group fills several waves and miss the waves that
   // start one: flash2 H8 N7936 d128 on an h200 cut to 8 SMs counted 50 % of the DRAM reads.
   // Where fresh and continuing groups do not vary apart, F = C = reads per group.
-  const std::uint64_t per = slots_.size();
+  const std::uint64_t per = wave_;
+  const Reference& all = refs_[0];  // the mean CTA of the reference waves
   group_cost_.assign(core::kNumTensors, GroupCost{});
   for (std::size_t t = 0; t < core::kNumTensors; ++t) {
-    const double lts = ref_.mem[10 + 2 * core::kNumTensors + 2 * t], dram = ref_.mem[10 + 2 * t];
+    const double lts = all.mem[10 + 2 * core::kNumTensors + 2 * t], dram = all.mem[10 + 2 * t];
     if (!(lts > 0 && lts >= 2 * dram)) continue;
     double nn = 0, nc = 0, cc = 0, nd = 0, cd = 0, gg = 0, gd = 0, gsum = 0, used = 0;
     for (std::uint64_t x = 0; x <= w; ++x) {
       const Wave& y = waves_[x];
-      if (y.done != per || !y.uniform || !(y.shape == wave.shape)) continue;
+      if (y.done != per || !y.uniform || (classes_ == 1 && !(y.shape == wave.shape))) continue;
       const auto [g, n] = groups(x, t);
       const double c = g - n, d = y.mem[10 + 2 * t];
       nn += n * n, nc += n * c, cc += c * c, nd += n * d, cd += c * d, gg += g * g, gd += g * d, gsum += g;
@@ -178,9 +208,77 @@ void Sampler::fit_group_costs(std::uint64_t w, const Wave& wave) {
       cost.fresh = cost.cont = cd / cc;
     }
   }
-  ref_.counted = ref_.mem;
+  refs_[0].counted = all.mem;
   for (std::size_t t = 0; t < core::kNumTensors; ++t)
-    if (group_cost_[t].on) ref_.counted[10 + 2 * t] = 0;
+    if (group_cost_[t].on) refs_[0].counted[10 + 2 * t] = 0;
+}
+
+bool Sampler::ring_holds(std::uint64_t w, std::uint64_t p) const {
+  for (std::uint64_t x = w + 1 - 2 * p; x <= w; ++x)
+    for (std::uint64_t j = 0; j < wave_; ++j)
+      if (ring_wave_[(x % kRing) * wave_ + j] != x) return false;
+  return true;
+}
+
+void Sampler::class_references(std::uint64_t w, std::uint64_t p, double worst) {
+  // A wave is whole periods, so the CTA at position j of any wave is of class j % classes_.
+  const std::uint64_t per = wave_;
+  std::vector<Reference> refs(classes_);
+  std::vector<double> n(classes_, 0.0), sq(classes_, 0.0);
+  for (Reference& r : refs) r.mem.assign(kVec, 0.0);
+  for (std::uint64_t x = w + 1 - 2 * p; x <= w; ++x)
+    for (std::uint64_t j = 0; j < per; ++j) {
+      const double* rec = &ring_[((x % kRing) * per + j) * (kVec + 1)];
+      const std::uint64_t k = j % classes_;
+      Reference& r = refs[k];
+      n[k] += 1;
+      r.duration += rec[0];
+      sq[k] += rec[0] * rec[0];
+      for (std::size_t i = 0; i < kVec; ++i) r.mem[i] += rec[1 + i];
+    }
+  for (std::uint64_t k = 0; k < classes_; ++k) {
+    Reference& r = refs[k];
+    r.duration /= n[k];
+    for (double& v : r.mem) v /= n[k];
+    const double var = std::max(0.0, sq[k] / n[k] - r.duration * r.duration);
+    // The waves' largest disagreement plus the standard error of the class's mean CTA time.
+    r.rel_error = r.duration > 0 ? worst + std::sqrt(var / n[k]) / r.duration : 0.0;
+    r.shape = class_seen_[k].shape;
+    r.stats = class_seen_[k].stats;  // the op-stream counts: equal in every CTA of the class
+    r.stats.events = 0;
+    r.smem = class_seen_[k].smem;
+    r.counted = r.mem;
+    for (std::size_t t = 0; t < core::kNumTensors; ++t)
+      if (group_cost_[t].on) r.counted[10 + 2 * t] = 0;
+  }
+  refs_ = std::move(refs);
+}
+
+bool Sampler::find_classes(std::uint64_t ctas, const std::function<std::uint64_t(std::uint64_t)>& count_steps,
+                           const std::vector<std::uint64_t>& probe_ctas, const std::vector<std::uint64_t>& probe_steps) {
+  // The step counts of the CTAs in dispatch order, counted as far as needed.
+  std::vector<std::uint64_t> steps;
+  auto at = [&](std::uint64_t c) {
+    while (steps.size() <= c) steps.push_back(count_steps(steps.size()));
+    return steps[c];
+  };
+  const std::uint64_t slots = slots_.size();
+  for (std::uint64_t t = 2; 3 * t <= ctas && t <= kMaxClassWave; ++t) {
+    bool ok = true;
+    for (std::uint64_t c = t; c < 3 * t && ok; ++c) ok = at(c) == at(c - t);
+    for (std::size_t i = 0; i < probe_ctas.size() && ok; ++i) ok = probe_steps[i] == at(probe_ctas[i] % t);
+    if (!ok) continue;
+    const std::uint64_t per = t * ((slots + t - 1) / t);
+    if (per > kMaxClassWave || ctas / per < kMinClassWaves) return false;
+    classes_ = t;
+    set_wave(per);
+    class_seen_.assign(t, Reference{});
+    ring_.assign(kRing * per * (kVec + 1), 0.0);
+    ring_wave_.assign(kRing * per, ~std::uint64_t{0});
+    full_because_ = nullptr;
+    return true;
+  }
+  return false;
 }
 
 bool Sampler::waves_could_be_skipped(std::uint64_t ctas,
@@ -212,10 +310,10 @@ bool Sampler::waves_could_be_skipped(std::uint64_t ctas,
 Sampler::CtaRole Sampler::role_of(std::uint64_t cta) {
   dispatched_ = cta + 1;
   if (!steady_ || !skip_waves_ || cta < skip_from_) return CtaRole::kSimulated;
-  if (cta < end_from_) return cta + slots_.size() >= end_from_ ? CtaRole::kRebuild : CtaRole::kSkipped;
+  if (cta < end_from_) return cta + wave_ >= end_from_ ? CtaRole::kRebuild : CtaRole::kSkipped;
   if (remeasure_) {  // simulated from here until the waves are steady again
     steady_ = remeasure_ = false;
-    test_from_ = end_from_ / slots_.size();
+    test_from_ = end_from_ / wave_;
   }
   return CtaRole::kSimulated;
 }

@@ -348,8 +348,16 @@ bool inert_for(std::uint64_t ctas, std::uint64_t (*steps)(std::uint64_t)) {
 TEST(Sampled, ProbeFindsLaunchesWithNothingToSkip) {
   EXPECT_FALSE(inert_for(40, [](std::uint64_t) -> std::uint64_t { return 64; }));  // equal long CTAs: steps skipped
   EXPECT_FALSE(inert_for(40, [](std::uint64_t) -> std::uint64_t { return 3; }));   // short GEMM-like CTAs: whole CTAs
-  // Causal-like: every wave holds CTAs of different lengths.
-  EXPECT_TRUE(inert_for(40, [](std::uint64_t c) -> std::uint64_t { return c % 8 + 1; }));
+  // Causal-like: every wave holds CTAs of different lengths, which repeat every 8 CTAs (the query
+  // blocks of a head): waves of one period (8 CTAs, two of the 4 slots' waves) are compared and
+  // CTAs skipped as their class, where there are Sampler::kMinClassWaves (12) such waves.
+  EXPECT_FALSE(inert_for(96, [](std::uint64_t c) -> std::uint64_t { return c % 8 + 1; }));
+  EXPECT_TRUE(inert_for(95, [](std::uint64_t c) -> std::uint64_t { return c % 8 + 1; }));
+  // Not periodic: CTA 95 (a probe) breaks the period.
+  EXPECT_TRUE(inert_for(96, [](std::uint64_t c) -> std::uint64_t { return c == 95 ? 9 : c % 8 + 1; }));
+  // A period (4096 CTAs) whose waves would exceed Sampler::kMaxClassWave CTAs; with 512 it is found.
+  EXPECT_TRUE(inert_for(12 * 4096, [](std::uint64_t c) -> std::uint64_t { return c % 4096 < 2048 ? c % 2 + 1 : c % 2 + 3; }));
+  EXPECT_FALSE(inert_for(12 * 512, [](std::uint64_t c) -> std::uint64_t { return c % 512 < 256 ? c % 2 + 1 : c % 2 + 3; }));
   // Each wave uniform, but no two consecutive waves alike.
   EXPECT_TRUE(inert_for(40, [](std::uint64_t c) -> std::uint64_t { return c / 4 + 1; }));
   // Mixed at first, then two equal uniform waves (CTAs 12-19): they could become steady.
@@ -362,8 +370,9 @@ TEST(Sampled, ProbeFindsLaunchesWithNothingToSkip) {
   EXPECT_TRUE(inert_for(15, [](std::uint64_t) -> std::uint64_t { return 2; }));
 }
 
-// A causal launch has nothing to skip: its sampled run is the full run, at the full run's cost
-// (the hooks are left out: the same number of events, the same cycles and bytes).
+// A causal launch of too few waves has nothing to skip (64 CTAs, 4 heads of 16 query blocks on 16
+// slots: four waves of one head): its sampled run is the full run, at the full run's cost (the
+// hooks are left out: the same number of events, the same cycles and bytes).
 TEST(Sampled, CausalLaunchesRunAsInFull) {
   const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "8"}});
   for (const Pair& p : run_both(d, {{"heads", "4"}, {"seq", "2048"}, {"head_dim", "64"}, {"causal", "true"}})) {
@@ -383,6 +392,36 @@ TEST(Sampled, CausalLaunchesRunAsInFull) {
   for (const Pair& p : run_both(d, {{"heads", "4"}, {"seq", "4096"}, {"head_dim", "128"}})) {
     ASSERT_LT(metric(p.sampled, "attnsim__sampled_fraction"), 1);
     EXPECT_TRUE(p.sampled.totals.in_full_because.empty()) << p.sampled.totals.in_full_because;
+  }
+}
+
+TEST(Sampled, CausalLaunchesSkipWholeCtasOfEachClass) {
+  // Causal flash2 and flash3 on an h200 cut to 8 SMs: 16 query blocks per head of 1 to 32 K/V steps
+  // (flash3: 1 to 12), 16 heads, 16 slots (flash3: 8). The step counts repeat every 16 CTAs (a
+  // head), so waves of one head are compared and later heads' CTAs are skipped as the mean CTA of
+  // their query block in the steady waves (flash3's warp-specialized CTAs by group 0's steps).
+  const std::vector<config::Override> sets = {{"heads", "16"}, {"seq", "2048"}, {"head_dim", "128"}, {"causal", "true"}};
+  for (const char* kernel : {"flash2", "flash3"}) {
+    const Pair p = run_one(config::load_device("h200", {{"sm.count", "8"}}), sets, "", kernel);
+    ASSERT_GT(p.sampled.totals.ctas_skipped, 0u) << kernel << ": " << p.sampled.totals.in_full_because;
+    EXPECT_LT(metric(p.sampled, "attnsim__sampled_fraction"), 0.7) << kernel;
+    EXPECT_TRUE(p.sampled.totals.in_full_because.empty()) << p.sampled.totals.in_full_because;
+    EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.01) << kernel;
+    auto dram = [](const core::KernelResult& r) { return static_cast<double>(r.totals.dram_read + r.totals.dram_write); };
+    EXPECT_LT(rel(dram(p.sampled), dram(p.full)), 0.01) << kernel;
+    EXPECT_LT(rel(static_cast<double>(p.sampled.totals.memory.lts_bytes), static_cast<double>(p.full.totals.memory.lts_bytes)),
+              0.01)
+        << kernel;
+    EXPECT_EQ(p.sampled.totals.stats.flops, p.full.totals.stats.flops) << kernel;  // each class's op stream, exactly
+    EXPECT_EQ(p.sampled.tensors.smem, p.full.tensors.smem) << kernel;
+    // With the L2 off the bytes are the closed forms' (each class's, exactly).
+    const Pair off = run_one(config::load_device("h200", {{"sm.count", "8"},
+                                                          {"l2.capacity_bytes", "0"},
+                                                          {"sm.l1_caches_global_loads", "false"}}),
+                             sets, "", kernel);
+    ASSERT_GT(off.sampled.totals.ctas_skipped, 0u) << kernel;
+    EXPECT_EQ(off.sampled.tensors.dram, off.full.tensors.dram) << kernel;
+    EXPECT_EQ(off.sampled.tensors.lts, off.full.tensors.lts) << kernel;
   }
 }
 
