@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -219,6 +220,8 @@ class Sampler {
     std::vector<double> mem;  // summed memory counts (vec layout)
     std::vector<std::vector<core::Bytes>> keys;  // per tensor: its CTAs' sharing keys (note_keys)
     std::uint64_t counted = 0;                   // its CTAs counted as the reference CTA
+    // Its simulated CTAs' first start and last end.
+    double first_start = std::numeric_limits<double>::max(), last_end = 0;
   };
   struct Reference {  // one CTA of the steady waves
     CtaShape shape;
