@@ -1,7 +1,7 @@
 // End-to-end Google Benchmark targets of the attention kernels on the h200 preset (flash2 and
 // standard forward, B=1 H=32 N=8192 d=128; flash2 at N=131072, H=1) and the cost of emitting the
-// tile-op stream alone (no engine); side by side: sim.mode sampled against full, flash3 against
-// flash2. Counters: simulated events/s, simulated DRAM bytes/s, the simulated kernel time and the
+// tile-op stream alone (no engine); side by side: sim.mode sampled against full (also causal
+// flash2 and flash3, B4 H32 N4096), flash3 against flash2. Counters: simulated events/s, simulated DRAM bytes/s, the simulated kernel time and the
 // process's peak RSS so far.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
@@ -112,15 +112,15 @@ double cpu_seconds() {
          1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
-// flash2 B1 H32 N8192 d128 in full and sampled in the same run: CPU seconds of each, the speed-up
-// and the sampled result's relative errors (time, DRAM bytes, L2 bytes) in percent.
-void BM_SampledVsFullFlash2FwdH32N8192(benchmark::State& state) {
+// One workload in full and sampled in the same run: CPU seconds of each, the speed-up and the
+// sampled result's relative errors of the run (time, DRAM bytes, L2 bytes) in percent.
+void sampled_vs_full(benchmark::State& state, const core::Workload& w,
+                     core::TileProgram (*make)(const core::Workload&, const core::DeviceSpec&)) {
   const core::DeviceSpec d = config::load_device("h200");
-  const core::Workload w = attention("flash2", 32, 8192);
   double cpu_full = 0, cpu_sampled = 0;
   std::vector<core::KernelResult> full, sampled;
   for (auto _ : state) {
-    const core::TileProgram program = kernels::make_flash2(w, d);
+    const core::TileProgram program = make(w, d);
     EngineOptions o;
     double t0 = cpu_seconds();
     full = simulate(d, program, o);
@@ -141,7 +141,29 @@ void BM_SampledVsFullFlash2FwdH32N8192(benchmark::State& state) {
   state.counters["lts_err_pct"] = err(static_cast<double>(s.memory.lts_bytes), static_cast<double>(f.memory.lts_bytes));
   state.counters["sampled_fraction"] = s.sampled_fraction;
 }
+
+// flash2 B1 H32 N8192 d128.
+void BM_SampledVsFullFlash2FwdH32N8192(benchmark::State& state) {
+  sampled_vs_full(state, attention("flash2", 32, 8192), kernels::make_flash2);
+}
 BENCHMARK(BM_SampledVsFullFlash2FwdH32N8192)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+// Causal B4 H32 N4096 d128: CTAs skipped whole by class (docs/sampling.md, "classes of CTAs").
+core::Workload causal(const char* kernel) {
+  core::Workload w = attention(kernel, 32, 4096);
+  w.batch = 4;
+  w.causal = true;
+  return w;
+}
+void BM_SampledVsFullCausalFlash2FwdB4H32N4096(benchmark::State& state) {
+  sampled_vs_full(state, causal("flash2"), kernels::make_flash2);
+}
+BENCHMARK(BM_SampledVsFullCausalFlash2FwdB4H32N4096)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+void BM_SampledVsFullCausalFlash3FwdB4H32N4096(benchmark::State& state) {
+  sampled_vs_full(state, causal("flash3"), kernels::make_flash3);
+}
+BENCHMARK(BM_SampledVsFullCausalFlash3FwdB4H32N4096)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 
 // flash3 against flash2, B1 H32 N8192 d128 h200, full mode, in the same process: three
 // alternating runs of each, the median CPU seconds of each and flash3's over flash2's (issue
