@@ -144,7 +144,12 @@ void Sampler::add_skipped(Slot& s, double time, double standard_error) {
 
 double Sampler::finish_cta(std::uint32_t slot, double now) {
   Slot& s = slots_[slot];
-  const double end = now + s.pending;
+  double end = now + s.pending;
+  // With classes a CTA simulated to rebuild the L2 state runs beside CTAs skipped whole (slots
+  // are refilled one by one), which leave its SM's pipes to it, so it ends early; it counts as
+  // its class's reference CTA, and its slot is held at least as long (an early end would pull
+  // every CTA after it forward). A uniform launch rebuilds a whole wave at once, beside itself.
+  if (s.warm && classes_ > 1) end = std::max(end, s.cta_start + ref(s.cta).duration);
   s.pending = 0;
   s.measure = false;
   return end;
