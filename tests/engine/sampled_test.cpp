@@ -426,17 +426,25 @@ TEST(Sampled, CausalLaunchesSkipWholeCtasOfEachClass) {
 }
 
 TEST(Sampled, SameResultTwice) {
-  const core::DeviceSpec d = config::load_device("h200");
-  const core::Workload w = config::workload_for_kernel("flash2", {{"heads", "4"}, {"seq", "2048"}, {"causal", "true"}});
-  const core::TileProgram program = kernels::make_program(w, d);
-  EngineOptions o;
-  o.sampled = true;
-  const auto a = simulate(d, program, o), b = simulate(d, program, o);
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].totals.cycles, b[i].totals.cycles);
-    EXPECT_EQ(a[i].tensors.dram, b[i].tensors.dram);
-    EXPECT_EQ(a[i].totals.memory.lts_sectors, b[i].totals.memory.lts_sectors);
+  // A causal launch on the h200 (inert: too few waves of classes) and one whose CTAs are skipped
+  // whole by class (an 8-SM h200).
+  const std::vector<std::pair<core::DeviceSpec, std::vector<config::Override>>> cases = {
+      {config::load_device("h200"), {{"heads", "4"}, {"seq", "2048"}, {"causal", "true"}}},
+      {config::load_device("h200", {{"sm.count", "8"}}),
+       {{"heads", "16"}, {"seq", "2048"}, {"head_dim", "128"}, {"causal", "true"}}}};
+  for (const auto& [d, sets] : cases) {
+    const core::Workload w = config::workload_for_kernel("flash2", sets);
+    const core::TileProgram program = kernels::make_program(w, d);
+    EngineOptions o;
+    o.sampled = true;
+    const auto a = simulate(d, program, o), b = simulate(d, program, o);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].totals.cycles, b[i].totals.cycles);
+      EXPECT_EQ(a[i].totals.ctas_skipped, b[i].totals.ctas_skipped);
+      EXPECT_EQ(a[i].tensors.dram, b[i].tensors.dram);
+      EXPECT_EQ(a[i].totals.memory.lts_sectors, b[i].totals.memory.lts_sectors);
+    }
   }
 }
 
