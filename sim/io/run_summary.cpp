@@ -66,10 +66,18 @@ void print_summary(const core::RunResult& result, const core::DeviceSpec& device
     if (result.kernels.size() > 1) occ += " (longest launch: " + k->name + ")";
     line("occupancy", occ);
   }
-  if (metric(m, "attnsim__sim_mode") > 0)
+  if (metric(m, "attnsim__sim_mode") > 0) {
+    // CTAs skipped whole are counted as their reference CTA; skipped loop steps are warmed.
+    std::uint64_t skipped = 0, ctas = 0;
+    for (const core::KernelResult& k : result.kernels) skipped += k.totals.ctas_skipped, ctas += k.totals.ctas;
+    const std::string whole = skipped == 0 ? "" : "; " + TablePrinter::format_value(static_cast<double>(skipped)) +
+                                                      " of " + TablePrinter::format_value(static_cast<double>(ctas)) +
+                                                      " CTAs skipped whole, counted as their reference CTA";
     line("sampled", fixed(100.0 * metric(m, "attnsim__sampled_fraction"), 2) +
-                        " % of the ops simulated (the rest: memory accesses warmed, time extrapolated); estimated time error +-" +
-                        fixed(metric(m, "attnsim__sampling_error_pct"), 2) + " % (sim.mode: sampled)");
+                        " % of the ops simulated (the rest: memory accesses warmed, time extrapolated" + whole +
+                        "); estimated time error +-" + fixed(metric(m, "attnsim__sampling_error_pct"), 2) +
+                        " % (sim.mode: sampled)");
+  }
   for (const core::KernelResult& k : result.kernels)
     if (!k.totals.in_full_because.empty())
       line("", "in full" + (result.kernels.size() > 1 ? " (" + k.name + ")" : std::string()) + ": " +

@@ -85,11 +85,21 @@ TEST(RunSummary, SampledRunsSayWhyALaunchRanInFull) {
   std::ostringstream out;
   print_run_summary(r, d, out, "");
   const std::string s = out.str();
-  EXPECT_NE(s.find("\nsampled    50.00 % of the ops simulated"), std::string::npos) << s;
+  EXPECT_NE(s.find("\nsampled    50.00 % of the ops simulated (the rest: memory accesses warmed, time extrapolated)"),
+            std::string::npos)
+      << s;
   EXPECT_NE(s.find("\n           in full (" + r.kernels[0].name + "): its CTAs run in clusters (docs/sampling.md)\n"),
             std::string::npos)
       << s;
   EXPECT_EQ(s.find("in full (" + r.kernels[1].name + ")"), std::string::npos) << s;
+  // CTAs skipped whole, over all launches.
+  r.kernels[0].totals.ctas = 1000, r.kernels[1].totals.ctas = 2000;
+  r.kernels[1].totals.ctas_skipped = 1500;
+  std::ostringstream again;
+  print_run_summary(r, d, again, "");
+  EXPECT_NE(again.str().find("extrapolated; 1,500 of 3,000 CTAs skipped whole, counted as their reference CTA); "),
+            std::string::npos)
+      << again.str();
 }
 
 }  // namespace
