@@ -39,9 +39,17 @@ void LaunchSimulator<Memory>::init_sampler() {
 template <class Memory>
 bool LaunchSimulator<Memory>::sampled_dispatch(std::uint32_t slot, double now) {
   const std::uint64_t cta = slots_[slot].cta;
-  const double held = sampler_.start_cta(slot, cta, now, [this, cta](std::uint64_t step, std::vector<core::TileOp>& ops) {
-    return launch_.emit_group_step(cta, 0, step, ops);
-  });
+  // With classes, a CTA that would be skipped whole beside a simulated CTA from before the span
+  // is simulated instead: a CTA skipped whole leaves the SM's pipes to its mate, which would end
+  // early and pull the CTAs after it forward.
+  bool beside_earlier = false;
+  if (sampler_.has_classes())
+    for (std::uint32_t j = 0; j < slots_.size() && !beside_earlier; ++j)
+      beside_earlier = j != slot && slots_[j].active && slots_[j].sm == slots_[slot].sm && sampler_.before_span(j);
+  const double held = sampler_.start_cta(
+      slot, cta, now,
+      [this, cta](std::uint64_t step, std::vector<core::TileOp>& ops) { return launch_.emit_group_step(cta, 0, step, ops); },
+      beside_earlier);
   if (held <= 0) {  // simulated
     if (sampler_.describes_ctas())
       sampler_.describe_cta(

@@ -80,8 +80,17 @@ class Sampler {
 
   // CTA `cta` starts in `slot` at `now`. Returns 0 when it is simulated, or how long its slot is
   // held when it is skipped whole. `emit(step, ops)` is the launch's emit_step for this CTA.
+  // `beside_earlier`: another slot of its SM runs a simulated CTA from before the span of skipped
+  // CTAs (before_span); with classes such a CTA is simulated, counted as its class's reference
+  // CTA and its slot held at least as long, as a rebuilding one (finish_cta).
   template <class Emit>
-  double start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emit&& emit);
+  double start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emit&& emit, bool beside_earlier = false);
+  // Whether the CTA in `slot` is simulated and was dispatched before the span of skipped CTAs
+  // (launches with classes; false before the launch is steady).
+  bool before_span(std::uint32_t slot) const {
+    return classes_ > 1 && steady_ && !slots_[slot].phantom && slots_[slot].cta < skip_from_;
+  }
+  bool has_classes() const { return classes_ > 1; }
   bool phantom(std::uint32_t slot) const { return slots_[slot].phantom; }
   // The DRAM bytes the reference CTA that CTA `cta`, skipped whole, counts as reads, or writes.
   double ref_dram_bytes(std::uint64_t cta, bool written) const {

@@ -99,7 +99,7 @@ bool Sampler::equal_cta(Emit& emit, const Reference& ref) {
 }
 
 template <class Emit>
-double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emit&& emit) {
+double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emit&& emit, bool beside_earlier) {
   Slot& s = slots_[slot];
   reset(s, cta, now);
   std::uint32_t seen = 0;
@@ -115,6 +115,10 @@ double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emi
       s.warm = equal_cta(emit, ref(cta));
       return 0;
     case CtaRole::kSkipped:
+      if (beside_earlier && classes_ > 1) {  // simulated beside a CTA from before the span
+        s.warm = equal_cta(emit, ref(cta));
+        return 0;
+      }
       break;
   }
   if (!equal_cta(emit, ref(cta))) return 0;
