@@ -43,9 +43,11 @@ bool LaunchSimulator<Memory>::sampled_dispatch(std::uint32_t slot, double now) {
   // is simulated instead: a CTA skipped whole leaves the SM's pipes to its mate, which would end
   // early and pull the CTAs after it forward.
   bool beside_earlier = false;
-  if (sampler_.has_classes())
-    for (std::uint32_t j = 0; j < slots_.size() && !beside_earlier; ++j)
-      beside_earlier = j != slot && slots_[j].active && slots_[j].sm == slots_[slot].sm && sampler_.before_span(j);
+  if (sampler_.has_classes()) {  // the SM's slots are sm * slots_per_sm_ + k (CtaScheduler)
+    const std::uint32_t first = slots_[slot].sm * slots_per_sm_;
+    for (std::uint32_t j = first; j < first + slots_per_sm_ && !beside_earlier; ++j)
+      beside_earlier = j != slot && slots_[j].active && sampler_.before_span(j);
+  }
   const double held = sampler_.start_cta(
       slot, cta, now,
       [this, cta](std::uint64_t step, std::vector<core::TileOp>& ops) { return launch_.emit_group_step(cta, 0, step, ops); },
