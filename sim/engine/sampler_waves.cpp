@@ -274,8 +274,12 @@ bool Sampler::find_classes(std::uint64_t ctas, const std::function<std::uint64_t
     while (steps.size() <= c) steps.push_back(count_steps(steps.size()));
     return steps[c];
   };
+  // Waves of at least the slots, kMinClassWaves of them: launches of fewer CTAs, or periods
+  // longer than a twelfth of the launch, cannot be skipped by class (and counting their CTAs'
+  // steps costs: 13 % of an inert flash_decode launch of 512 long CTAs of unequal lengths).
   const std::uint64_t slots = slots_.size();
-  for (std::uint64_t t = 2; 3 * t <= ctas && t <= kMaxClassWave; ++t) {
+  if (ctas < kMinClassWaves * slots) return false;
+  for (std::uint64_t t = 2; 3 * t <= ctas && t <= kMaxClassWave && t * kMinClassWaves <= ctas; ++t) {
     bool ok = true;
     for (std::uint64_t c = t; c < 3 * t && ok; ++c) ok = at(c) == at(c - t);
     for (std::size_t i = 0; i < probe_ctas.size() && ok; ++i) ok = probe_steps[i] == at(probe_ctas[i] % t);
