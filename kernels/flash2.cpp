@@ -51,31 +51,66 @@ core::TileOp flavoured_mma(std::uint64_t m, std::uint64_t n, std::uint64_t k, co
   return op;
 }
 
+// Warp groups of a Triton CTA on sm_90: with wgmma each warp group of 4 warps owns block_m / G
+// consecutive rows of the Q tile (Triton's MMAv3 layout puts the warps along M, 64 rows per warp
+// group: warpsPerCTA [num_warps, 1]) and issues its own wgmmas and softmax; nothing couples the
+// groups inside a loop step but the CTA-wide barriers of the software pipeline. So a CTA of G > 1
+// groups is G op streams that meet at each step's barriers. One group (4 warps, mma.sync, or
+// block_m not 64 rows per group) keeps the one stream.
+std::uint32_t triton_warp_groups(const core::Workload& w, core::MmaFlavour flavour) {
+  if (w.impl != core::KernelImpl::kTriton || flavour != core::MmaFlavour::kWgmma || w.warps % 4 != 0) return 1;
+  const std::uint64_t g = w.warps / 4;
+  return g > 1 && w.block_m % (64 * g) == 0 ? static_cast<std::uint32_t>(g) : 1;
+}
+
 class Flash2Fwd : public core::KernelLaunch {
  public:
   Flash2Fwd(const core::Workload& w, core::MmaFlavour flavour)
-      : w_(w), layout_(w), t_r_(core::ceil_div(w.seq_q, w.block_m)), flavour_(flavour) {}
+      : w_(w), layout_(w), t_r_(core::ceil_div(w.seq_q, w.block_m)), flavour_(flavour),
+        groups_(triton_warp_groups(w, flavour)) {}
   std::string name() const override { return "flash2_fwd"; }
   core::LaunchShape shape() const override {
     core::LaunchShape s = attention_shape(w_, t_r_);
     s.stack_frame_bytes = w_.stack_frame_bytes;
     return s;
   }
+  std::vector<core::WarpGroupSpec> warp_groups() const override {
+    return std::vector<core::WarpGroupSpec>(groups_, core::WarpGroupSpec{core::WarpRole::kAll,
+                                                                         static_cast<std::uint32_t>(w_.warps / groups_), 0});
+  }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const override {
+    return emit(cta, 0, step, out);
+  }
+  bool emit_group_step(std::uint64_t cta, std::uint32_t group, std::uint64_t step,
+                       std::vector<TileOp>& out) const override {
+    return group < groups_ && emit(cta, group, step, out);
+  }
+
+ private:
+  // The ops of warp group `group` (of groups_) at loop step `step`: its rows of the tile, its share
+  // of the K/V loads (each thread of the CTA copies a part of every block), the CTA's barriers.
+  bool emit(std::uint64_t cta, std::uint32_t group, std::uint64_t step, std::vector<TileOp>& out) const {
     const std::uint64_t bhs = w_.batch * w_.heads;
     const bool row_major = w_.cta_order == core::CtaOrder::kRowMajor;
     const std::uint64_t i = row_major ? cta % t_r_ : cta / bhs;
     const std::uint64_t bh = row_major ? cta / t_r_ : cta % bhs;
-    const std::uint64_t row0 = i * w_.block_m, r = std::min(w_.block_m, w_.seq_q - row0);
+    const std::uint64_t cta_row0 = i * w_.block_m, cta_r = std::min(w_.block_m, w_.seq_q - cta_row0);
     const std::uint64_t blocks =
-        w_.causal ? KernelDefaults::causal_col_blocks(row0, r, w_.seq_kv - w_.seq_q, w_.seq_kv, w_.block_n)
+        w_.causal ? KernelDefaults::causal_col_blocks(cta_row0, cta_r, w_.seq_kv - w_.seq_q, w_.seq_kv, w_.block_n)
                   : core::ceil_div(w_.seq_kv, w_.block_n);
+    // This group's rows (all of them with one group); a group past the valid rows still computes
+    // its whole tile and meets the barriers, but loads and stores nothing of Q and O.
+    const std::uint64_t m = w_.block_m / groups_, row0 = cta_row0 + group * m;
+    const std::uint64_t r = cta_r > group * m ? std::min(m, cta_r - group * m) : 0;
     const std::uint64_t pre = w_.stages > 1 ? w_.stages - 1 : 0;
     const std::uint64_t d = w_.head_dim;
-    auto kv_block = [&](std::uint64_t j) {
+    auto kv_block = [&](std::uint64_t j) {  // this group's share of K_j and V_j
       const std::uint64_t c = std::min(w_.block_n, w_.seq_kv - j * w_.block_n);
-      out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, j * w_.block_n, c, true));
-      out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, j * w_.block_n, c, true));
+      const std::uint64_t share = core::ceil_div(c, std::uint64_t{groups_}), first = std::min(c, group * share);
+      const std::uint64_t rows = std::min(share, c - first);
+      if (rows == 0) return;
+      out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, j * w_.block_n + first, rows, true));
+      out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, j * w_.block_n + first, rows, true));
     };
     auto rows_of = [&](std::uint64_t j) { return std::min(w_.block_n, w_.seq_kv - j * w_.block_n); };
     // Operands through registers (mma.sync + ldmatrix, FA-2's Flash_fwd_kernel_traits with
@@ -87,7 +122,7 @@ class Flash2Fwd : public core::KernelLaunch {
     // With wgmma (Triton on sm_90) the operands are read from shared memory by the tensor cores,
     // once per warp group (4 warps) instead of once per warp; P stays in registers (wgmma's A
     // operand from registers).
-    const std::uint64_t m = w_.block_m, warps = std::max<std::uint64_t>(1, w_.warps);
+    const std::uint64_t warps = std::max<std::uint64_t>(1, w_.warps / groups_);  // this group's
     const std::uint64_t readers = flavour_ == core::MmaFlavour::kWgmma ? std::max<std::uint64_t>(1, warps / 4) : warps;
     const core::Bytes row_bytes = d * w_.value_bytes();
     auto mma = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {
@@ -134,11 +169,11 @@ class Flash2Fwd : public core::KernelLaunch {
       operand_reads(Tensor::kV, readers * c, c);
       out.push_back(mma(m, d, c));
     };
-    if (step == 0 && w_.stack_frame_bytes != 0) {
+    if (step == 0 && w_.stack_frame_bytes != 0 && group == 0) {  // group 0 writes every warp's frame
       // Register spills: every thread writes its stack frame to local memory once (for FA-2's
       // d = 128 kernel ptxas reports 172 B of spill stores into a 112 B frame); the engine moves
       // this CTA's frames to its resident slot's copy. Spill reloads are left out (L1 hits).
-      const std::uint64_t frames = w_.stack_frame_bytes * warps * 32;  // one row of bytes
+      const std::uint64_t frames = w_.stack_frame_bytes * w_.warps * 32;  // one row of bytes
       out.push_back(L::tile(OpKind::kStore, Tensor::kLocal, 0, 1, frames, 1, 0, 1, 0, frames));
     }
     if (w_.stages == 2 && w_.impl == core::KernelImpl::kFa2) {
@@ -172,7 +207,7 @@ class Flash2Fwd : public core::KernelLaunch {
       // `stages` - 1 K/V blocks in flight ahead of the one being computed (cp.async groups; Triton's
       // software pipeliner with num_stages = stages).
       if (step == 0) {
-        out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true));
+        if (r > 0) out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true));
         for (std::uint64_t j = 0; j < pre; ++j) {  // empty groups past the last block keep wait(pre) exact
           if (j < blocks) kv_block(j);
           out.push_back(L::simple(OpKind::kCommit));
@@ -196,20 +231,22 @@ class Flash2Fwd : public core::KernelLaunch {
       // instruction).
       out.push_back(L::count_op(OpKind::kElementwise, r * d + r * d / 2));
       // Epilogue: O is staged through shared memory (whole tile) for coalesced stores.
-      out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kO, w_.block_m, d * w_.value_bytes()));
-      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kO, w_.block_m, d * w_.value_bytes()));
-      out.push_back(layout_.q_rows(OpKind::kStore, Tensor::kO, bh, row0, r));
-      if (w_.pass == core::Pass::kFwdBwd) out.push_back(layout_.stat_rows(OpKind::kStore, Tensor::kLse, bh, row0, r));
+      out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kO, m, d * w_.value_bytes()));
+      out.push_back(L::shared(OpKind::kSharedRead, Tensor::kO, m, d * w_.value_bytes()));
+      if (r > 0) {
+        out.push_back(layout_.q_rows(OpKind::kStore, Tensor::kO, bh, row0, r));
+        if (w_.pass == core::Pass::kFwdBwd) out.push_back(layout_.stat_rows(OpKind::kStore, Tensor::kLse, bh, row0, r));
+      }
       return true;
     }
     return false;
   }
 
- private:
   core::Workload w_;
   TensorLayout layout_;
   std::uint64_t t_r_;
   core::MmaFlavour flavour_;
+  std::uint32_t groups_;  // warp groups per CTA (triton_warp_groups)
 };
 
 // Per query block: Delta = rowsum(dO ∘ O); zero the fp32 dQ accumulator.
