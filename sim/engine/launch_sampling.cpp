@@ -19,9 +19,10 @@ void LaunchSimulator<Memory>::init_sampler() {
   };
   if (groups_.size() != 1 || !mbar_counts_.empty()) {
     memory_.enable_background(false);  // CTAs skipped whole load the HBM channels (fluid_load.h)
-    sampling_ = true;
     sampler_.whole_ctas_only();
-    return sampler_.probe(scheduler_.num_ctas(), emit0);  // classes of CTAs of unequal lengths
+    sampler_.probe(scheduler_.num_ctas(), emit0);  // equal waves, or classes of CTAs of unequal lengths
+    sampling_ = !sampler_.inert();  // nothing to skip: run as in full mode, without the hooks
+    return;
   }
   sampler_.probe(scheduler_.num_ctas(), emit0);
   // Where nothing can be skipped (no two consecutive waves of CTAs with equal step counts, and

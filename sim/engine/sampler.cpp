@@ -179,8 +179,14 @@ void Sampler::probe(std::uint64_t ctas, const EmitStep& emit) {
     probe_steps.push_back(count_steps(probe_ctas.back()));
     unequal = unequal || probe_steps.back() != probe_steps.front();
   }
-  if (describe_) {  // whole_ctas_only: only the classes of CTAs of unequal step counts (group 0's)
-    if (unequal && !waves_could_be_skipped(ctas, count_steps)) find_classes(ctas, count_steps, probe_ctas, probe_steps);
+  if (describe_) {  // whole_ctas_only: equal waves of CTAs, or classes of CTAs (group 0's step counts)
+    if (waves_could_be_skipped(ctas, count_steps)) return;
+    if (unequal && find_classes(ctas, count_steps, probe_ctas, probe_steps)) return;
+    inert_ = true;
+    full_because_ = unequal ? "its CTAs have unequal step counts (a causal mask, uneven splits) that do not repeat "
+                              "over 12 waves, and no two full waves of equal CTAs lie ahead of its last two"
+                            : "its CTAs are skipped only whole (several warp groups) and no two full waves of "
+                              "equal CTAs lie ahead of its last two";
     return;
   }
   if (std::any_of(probe_steps.begin(), probe_steps.end(), [](std::uint64_t x) { return x < kMinSteps; }))

@@ -107,7 +107,8 @@ class Sampler {
   // head), the sampler's waves become groups of whole periods, each CTA is compared with the
   // CTAs at its position in the period (its class) and skipped as their mean (find_classes).
   // Otherwise no wave can be steady (wave_done), nothing will be skipped and the sampler is inert.
-  // After whole_ctas_only() it only looks for classes (group 0's steps), and is never inert.
+  // After whole_ctas_only() it looks for equal waves, then for classes (group 0's steps); with
+  // neither the launch is inert.
   using EmitStep = std::function<bool(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops)>;
   void probe(std::uint64_t ctas, const EmitStep& emit);
   static constexpr std::uint32_t kProbes = 16;

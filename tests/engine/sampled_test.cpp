@@ -372,10 +372,14 @@ TEST(Sampled, ProbeFindsLaunchesWithNothingToSkip) {
 
 // A causal launch of too few waves has nothing to skip (64 CTAs, 4 heads of 16 query blocks on 16
 // slots: four waves of one head): its sampled run is the full run, at the full run's cost (the
-// hooks are left out: the same number of events, the same cycles and bytes).
+// hooks are left out: the same number of events, the same cycles and bytes). Warp-specialized
+// CTAs (flash3: 8 slots, eight waves of one head) too.
 TEST(Sampled, CausalLaunchesRunAsInFull) {
   const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "8"}});
-  for (const Pair& p : run_both(d, {{"heads", "4"}, {"seq", "2048"}, {"head_dim", "64"}, {"causal", "true"}})) {
+  const std::vector<config::Override> causal = {{"heads", "4"}, {"seq", "2048"}, {"head_dim", "64"}, {"causal", "true"}};
+  std::vector<Pair> pairs = run_both(d, causal);
+  pairs.push_back(run_one(d, causal, "", "flash3"));
+  for (const Pair& p : pairs) {
     EXPECT_EQ(p.sampled.totals.cycles, p.full.totals.cycles);
     EXPECT_EQ(p.sampled.totals.stats.events, p.full.totals.stats.events);
     EXPECT_EQ(p.sampled.tensors.dram, p.full.tensors.dram);
