@@ -14,6 +14,7 @@
 #include "sim/core/occupancy.h"
 #include "sim/engine/engine.h"
 #include "sim/io/ncu_csv_reader.h"
+#include "tests/kernels/closed_form_check.h"
 
 namespace attnsim::kernels {
 namespace {
@@ -48,14 +49,7 @@ TEST(StackFrame, WithTheL2OffEveryCtaWritesItsFramesToHbm) {
       core::Workload w = flash2(36);
       w.causal = causal;
       w.pass = pass;
-      const core::TileProgram p = make_program(w, dev);
-      const auto got = engine::simulate(dev, p);
-      const auto want = kernels::closed_form_traffic(p.workload);
-      ASSERT_EQ(got.size(), want.size());
-      for (std::size_t l = 0; l < got.size(); ++l)
-        for (std::size_t t = 0; t < core::kNumTensors; ++t)
-          EXPECT_EQ(got[l].tensors.dram.by_tensor[t], want[l].traffic.by_tensor[t])
-              << want[l].kernel_name << " " << core::to_string(static_cast<core::Tensor>(t)) << " causal " << causal;
+      const auto got = testing::expect_closed_form_bytes(dev, w, causal ? "causal" : "not causal");
       // 2 x 4 heads x 4 row blocks, 128 threads x 36 B each; nothing read back.
       EXPECT_EQ(local_dram(got).write, 2u * 4 * 4 * 128 * 36);
       EXPECT_EQ(local_dram(got).read, 0u);

@@ -9,6 +9,7 @@
 #include "sim/config/device_loader.h"
 #include "sim/core/io_counts.h"
 #include "sim/engine/engine.h"
+#include "tests/kernels/closed_form_check.h"
 
 namespace attnsim::kernels {
 namespace {
@@ -93,15 +94,7 @@ TEST(TritonWarpGroups, ClosedFormsExactWithTheL2Off) {
       core::Workload w = triton(128, 8);
       w.causal = causal;
       w.pass = pass;
-      const core::TileProgram p = make_program(w, dev);
-      const auto got = engine::simulate(dev, p);
-      const auto want = kernels::closed_form_traffic(p.workload);
-      ASSERT_EQ(got.size(), want.size());
-      for (std::size_t l = 0; l < got.size(); ++l)
-        for (std::size_t t = 0; t < core::kNumTensors; ++t)
-          EXPECT_EQ(got[l].tensors.dram.by_tensor[t], want[l].traffic.by_tensor[t])
-              << (causal ? "causal " : "") << core::to_string(pass) << " " << want[l].kernel_name << " "
-              << core::to_string(static_cast<core::Tensor>(t));
+      testing::expect_closed_form_bytes(dev, w, std::string(causal ? "causal " : "") + std::string(core::to_string(pass)));
     }
 }
 
