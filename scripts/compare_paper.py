@@ -224,13 +224,14 @@ ABLATION_SHAPE = {"batch": 4, "heads": 16, "seq_len": 8448, "head_dim": 128, "ca
 ABLATION_MS = {"full": 3.538, "no_intrawg_overlap": 4.021}
 
 
-def ablation(device="h100-sxm", jobs=2, binary=None):
-    """flash3 at the Table 2 shape with and without intrawg_overlap; times in ms and slow-downs."""
+def ablation(device="h100-sxm", jobs=2, binary=None, overrides=None):
+    """flash3 at the Table 2 shape with and without intrawg_overlap; times in ms and slow-downs.
+    `overrides`: {"device.KEY": value} under the sweep's `set:`, as for compare()."""
     binary = binary or ar.attnsim_binary()
     if binary is None:
         raise SystemExit("attnsim binary not found (build it, or set $ATTNSIM)")
     p = dict(ABLATION_SHAPE, tflops=0.0)
-    spec = sweep_spec("fa3", "fp16", device, [p, p], {})
+    spec = sweep_spec("fa3", "fp16", device, [p, p], overrides or {})
     spec["axes"]["zip"]["intrawg_overlap"] = [True, False]
     t = simulate(spec, jobs, binary)
     sim = {"full": t[0] * 1e-6, "no_intrawg_overlap": t[1] * 1e-6}
@@ -296,18 +297,18 @@ def main(argv=None):
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--json", metavar="PATH", help="also write points and summary as JSON")
     a = ap.parse_args(argv)
+    overrides = {}
+    for kv in a.set:
+        k, _, v = kv.partition("=")
+        overrides[k] = v
     if a.ablation:
-        r = ablation(a.device, a.jobs)
+        r = ablation(a.device, a.jobs, overrides=overrides)
         print_ablation(r)
         if a.json:
             ar.write_output(a.json, (json.dumps(r, indent=1) + "\n").encode())
         return 0
     if a.impl is None:
         ap.error("--impl is required (or --ablation)")
-    overrides = {}
-    for kv in a.set:
-        k, _, v = kv.partition("=")
-        overrides[k] = v
     r = compare(a.impl, a.dtype, a.device, a.jobs, head_dims=a.head_dim, seq_lens=a.seq_len,
                 causal=None if a.causal is None else a.causal == "true", overrides=overrides, pass_=a.pass_)
     if a.speedup_vs:

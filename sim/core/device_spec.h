@@ -94,6 +94,10 @@ struct SmSpec {
   double tensor_clock_ghz = 0;
   double fp32_flops_per_cycle = 0;              // CUDA-core FP32 FLOP per cycle per SM
   double exp_per_cycle = 0;                     // SFU exponentials per cycle per SM
+  // A kExp op also holds the tensor pipe for its SFU time, so an SM's exponentials and MMAs do
+  // not overlap (true), or the two pipes overlap freely (false, the presets). A hypothesis from
+  // the FA-3 paper's figures, opt-in (docs/accuracy.md §5).
+  bool sfu_holds_tensor = false;
   Bytes max_inflight_bytes_per_sm = 0;          // outstanding global-load bytes per SM (Little's law)
   Bytes max_inflight_bytes_per_warp = 0;        // outstanding global-load bytes per warp
   // cp.async leaves the warp at once and its lines wait for load credits in the load/store path

@@ -19,6 +19,11 @@ class BandwidthServer {
     free_at_ = start + units * cycles_per_unit_;
     return free_at_;
   }
+  // Occupies the server for `cycles` from max(arrival, free time) whatever its rate; returns the end.
+  double hold(double arrival, double cycles) {
+    free_at_ = std::max(arrival, free_at_) + cycles;
+    return free_at_;
+  }
   double free_at() const { return free_at_; }
 
  private:

@@ -322,6 +322,10 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       stats_.flops += static_cast<double>(op.count);
       stats_.exp_ops += static_cast<double>(op.count);
       done = std::max(sm.sfu.serve(now, static_cast<double>(op.count)), sm.issue.serve(now, static_cast<double>(op.count)));
+      // sm.sfu_holds_tensor: the tensor pipe is not free while the SFU serves these (in FIFO
+      // order with the MMAs queued there).
+      if (device_.sm.sfu_holds_tensor)
+        done = std::max(done, sm.tensor.hold(now, static_cast<double>(op.count) / device_.sm.exp_per_cycle));
       break;
     case core::OpKind::kElementwise:
       stats_.flops += static_cast<double>(op.count);

@@ -225,6 +225,34 @@ TEST(WarpGroups, TwoConsumerGroupsOverlapSoftmaxWithTheOtherGroupsMma) {
   EXPECT_GT(tensor_busy(two.at(0)), 1.5 * tensor_busy(one.at(0)));
 }
 
+// sm.sfu_holds_tensor (the h100-sxm and h200 presets): an async MMA and exponentials issued
+// beside it no longer overlap; the tensor pipe is held for the SFU time, in FIFO order.
+TEST(WarpGroups, SfuHoldsTheTensorPipeWhereTheDeviceSaysSo) {
+  core::DeviceSpec d = small_gpu();
+  auto run = [&](const core::DeviceSpec& dev, std::vector<TileOp> ops) {
+    return cycles(dev, std::make_unique<GroupedLaunch>(1, std::vector{kConsumer}, std::vector<std::uint32_t>{},
+                                                       [ops](std::uint64_t, std::uint32_t) { return ops; }));
+  };
+  const std::vector<TileOp> async = {mma(500, true), op(OpKind::kMmaCommit), op(OpKind::kExp, 16 * 300),
+                                     op(OpKind::kMmaWait, 0)};
+  EXPECT_NEAR(run(d, async), 500, 1);
+  d.sm.sfu_holds_tensor = true;
+  EXPECT_NEAR(run(d, async), 800, 1);  // the exponentials wait for the MMA queued before them
+  EXPECT_NEAR(run(d, {mma(500), op(OpKind::kExp, 16 * 300)}), 800, 1);  // in series anyway
+  // Two groups, one all MMAs, one all exponentials: side by side without the hold, in turn with it.
+  auto pair = [&](const core::DeviceSpec& dev) {
+    return cycles(dev, std::make_unique<GroupedLaunch>(
+                           1, std::vector{kConsumer, kConsumer}, std::vector<std::uint32_t>{},
+                           [](std::uint64_t, std::uint32_t g) {
+                             return g == 0 ? std::vector<TileOp>{mma(400), mma(400)}
+                                           : std::vector<TileOp>{op(OpKind::kExp, 16 * 400), op(OpKind::kExp, 16 * 400)};
+                           }));
+  };
+  EXPECT_NEAR(pair(d), 1600, 1);
+  d.sm.sfu_holds_tensor = false;
+  EXPECT_NEAR(pair(d), 800, 1);
+}
+
 TEST(WarpGroups, AsyncMmaRunsOnUntilItsGroupIsWaitedFor) {
   const core::DeviceSpec d = small_gpu();
   auto run = [&](std::vector<TileOp> ops) {
