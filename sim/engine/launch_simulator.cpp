@@ -324,7 +324,7 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       done = std::max(sm.sfu.serve(now, static_cast<double>(op.count)), sm.issue.serve(now, static_cast<double>(op.count)));
       // sm.sfu_holds_tensor: the tensor pipe is not free while the SFU serves these (in FIFO
       // order with the MMAs queued there).
-      if (device_.sm.sfu_holds_tensor)
+      if (device_.sm.sfu_holds_tensor && device_.sm.exp_per_cycle > 0)  // 0: an unlimited SFU holds nothing
         done = std::max(done, sm.tensor.hold(now, static_cast<double>(op.count) / device_.sm.exp_per_cycle));
       break;
     case core::OpKind::kElementwise:
