@@ -99,7 +99,17 @@ void paged_decode_grid(std::vector<core::Workload>& out) {
     out.push_back(w);
   }
 }
-void standard_grid(std::vector<core::Workload>& out) { attention_grid("standard", false, out); }
+void standard_grid(std::vector<core::Workload>& out) {
+  const std::size_t first = out.size();
+  attention_grid("standard", false, out);
+  // A packed qkv (FlashAttention's benchmark): the forward's three layout copies, causal and not.
+  for (bool causal : {false, true}) {
+    core::Workload w = out[first];  // MHA, forward, not causal
+    w.qkv_packed = true;
+    w.causal = causal;
+    out.push_back(w);
+  }
+}
 void flash1_grid(std::vector<core::Workload>& out) { attention_grid("flash1", false, out); }
 void flash2_grid(std::vector<core::Workload>& out) {
   const std::size_t first = out.size();
@@ -176,7 +186,7 @@ void flash_decode_grid(std::vector<core::Workload>& out) {
 const std::vector<KernelEntry>& kernel_registry() {
   static const std::vector<KernelEntry> table = {
       {"standard", &make_standard, "textbook attention: GEMM S=QK^T, row softmax, GEMM O=PV",
-       &core::standard_traffic, &run_functional, &standard_grid, {ATTENTION_KEYS, "block_k", "gemm_cluster", "gemm_ws"},
+       &core::standard_traffic, &run_functional, &standard_grid, {ATTENTION_KEYS, "block_k", "gemm_cluster", "gemm_ws", "qkv_packed"},
        false, true, {"standard", "std"}},
       {"flash1", &make_flash1, "FlashAttention Algorithm 1: outer loop over K/V blocks", &core::flash1_traffic,
        &run_functional, &flash1_grid, {ATTENTION_KEYS, "sram_bytes"}, false, false, {"flash1"}},

@@ -287,10 +287,22 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
   // cuBLAS on sm_90 loads GEMM operands with TMA bulk copies (kernels.csv: nvjet kernels).
   const bool gpu = device.kind == core::DeviceKind::kGpu;
   const bool bulk = gpu && device.compute_capability >= 90;
+  // qkv_packed (FlashAttention's benchmark attention_pytorch): einops' rearranges copy q to
+  // (b h) t d and k to (b h) d s before baddbmm, and the einsum's bmm copies v to (b h) s d
+  // before P V; copies of head_dim-wide rows (k's transposed destination: the same bytes).
+  auto layout_copy = [&](const char* name, Tensor t, std::uint64_t rows) {
+    p.launches.push_back(std::make_unique<ElementwiseLaunch>(name, std::vector<Tensor>{t}, t, w, rows, w.head_dim,
+                                                             core::ceil_div(1024, w.head_dim)));
+  };
+  if (w.qkv_packed) {
+    layout_copy("standard_q_copy", Tensor::kQ, w.seq_q);
+    layout_copy("standard_k_copy", Tensor::kK, w.seq_kv);
+  }
   p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS, bulk));
   if (causal) p.launches.push_back(score_elementwise("standard_mask", {Tensor::kS}, Tensor::kS, w));
   p.launches.push_back(
       std::make_unique<RowwiseLaunch>("standard_softmax", std::vector<Tensor>{Tensor::kS}, Tensor::kP, w, gpu));
+  if (w.qkv_packed) layout_copy("standard_v_copy", Tensor::kV, w.seq_kv);
   p.launches.push_back(rows(w, "standard_pv", Tensor::kP, Tensor::kV, Tensor::kO, bulk));
   if (w.pass == core::Pass::kFwdBwd) {
     // Autograd order (derivatives.yaml, bmm: `self` then `mat2`): dP = dO Vᵀ before dV = Pᵀ dO,

@@ -48,7 +48,8 @@ PASS_FLOPS = {"fwd": 1.0, "bwd": 2.5}
 IMPLS = {
     "fa2": {"kernel": "flash2", "keys": {"impl": "fa2"}},        # Dao-AILab CUDA FlashAttention-2
     "triton": {"kernel": "flash2", "keys": {"impl": "triton"}},  # Triton tutorial's FlashAttention
-    "standard": {"kernel": "standard", "keys": {}},              # PyTorch eager attention
+    # PyTorch eager attention as FlashAttention's benchmark runs it (attention_pytorch: packed qkv)
+    "standard": {"kernel": "standard", "keys": {"qkv_packed": True}},
     "fa3": {"kernel": "flash3", "keys": {}},                     # FlashAttention-3
 }
 
@@ -83,6 +84,8 @@ def sweep_spec(impl, dtype, device, points, overrides, pass_="fwd"):
     m = IMPLS[impl]
     base = {"kernel": m["kernel"], "dtype": dtype, "pass": "fwd" if pass_ == "fwd" else "fwdbwd"}
     base.update(m["keys"])
+    if pass_ != "fwd":
+        base.pop("qkv_packed", None)  # the packed layout's copies are modelled for the forward only
     zip_axes = {k: [] for k in ("batch", "heads", "seq", "head_dim", "causal")}
     for p in points:
         zip_axes["batch"].append(p["batch"])

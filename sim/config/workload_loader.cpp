@@ -224,6 +224,9 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   if (m.bytes("sram_bytes", w.sram_bytes)) m.require(w.sram_bytes > 0, "sram_bytes", "must be positive");
   if (m.boolean("gemm_ws", w.gemm_ws))
     m.check(reads_key("gemm_ws") || !w.gemm_ws, "gemm_ws", "is not read by kernel '" + w.kernel + "'");
+  const bool has_packed = m.boolean("qkv_packed", w.qkv_packed);
+  if (has_packed)
+    m.check(reads_key("qkv_packed") || !w.qkv_packed, "qkv_packed", "is not read by kernel '" + w.kernel + "'");
   m.boolean("functional", w.functional);
   m.u64("seed", w.seed);
   read_choice<core::FunctionalInputs>(m, "functional_inputs", w.functional_inputs, &parse_inputs, "normal, outliers");
@@ -246,6 +249,16 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
 
   // Cross-field rules.
   if (!has_kv || w.kv_heads == 0) w.kv_heads = w.heads;
+  if (has_packed && w.qkv_packed) {
+    m.check(w.kv_heads == w.heads, "qkv_packed",
+            "needs kv_heads equal to heads (one packed [batch, seq, 3, heads, head_dim] tensor); kv_heads is " +
+                std::to_string(w.kv_heads) + ", heads " + std::to_string(w.heads));
+    m.check(w.pass == core::Pass::kFwd, "qkv_packed",
+            "models the forward only (FlashAttention's benchmark attention_pytorch); pass is fwdbwd");
+    m.check(w.seq_q == w.seq_kv, "qkv_packed",
+            "needs seq_q equal to seq_kv (q, k, v are one packed tensor); seq_q is " + std::to_string(w.seq_q) +
+                ", seq_kv " + std::to_string(w.seq_kv));
+  }
   if (w.kv_heads > 0 && w.heads > 0)
     m.check(w.heads % w.kv_heads == 0, has_kv ? "kv_heads" : "heads",
             "heads (" + std::to_string(w.heads) + ") must be a multiple of kv_heads (" + std::to_string(w.kv_heads) + ")");
@@ -374,6 +387,7 @@ std::string workload_to_yaml(const core::Workload& w) {
   opt("block_k", w.block_k);
   opt("gemm_cluster", w.gemm_cluster);
   if (w.gemm_ws) o << "gemm_ws: true\n";
+  if (w.qkv_packed) o << "qkv_packed: true\n";
   opt("warps", w.warps);
   opt("stages", w.stages);
   if (w.impl != core::KernelImpl::kFa2) o << "impl: " << core::to_string(w.impl) << "\n";

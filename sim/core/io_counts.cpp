@@ -179,9 +179,14 @@ std::vector<LaunchTraffic> standard(const Workload& causal_w, bool c) {
   w.causal = false;
   const Shape s = shape_of(w);
   std::vector<LaunchTraffic> out;
+  if (w.qkv_packed) {  // the layout copies of a packed qkv (forward; kv_heads = heads)
+    out.push_back(elementwise("standard_q_copy", s, {Tensor::kQ}, Tensor::kQ, s.nq, s.d));
+    out.push_back(elementwise("standard_k_copy", s, {Tensor::kK}, Tensor::kK, s.nkv, s.d));
+  }
   out.push_back(gemm_scores("standard_qk", s, w, Tensor::kQ, Tensor::kK, Tensor::kS, c));
   if (causal_w.causal) out.push_back(elementwise("standard_mask", s, {Tensor::kS}, Tensor::kS, s.nq, s.nkv));
   out.push_back(rowwise("standard_softmax", s, w, {Tensor::kS}, Tensor::kP));
+  if (w.qkv_packed) out.push_back(elementwise("standard_v_copy", s, {Tensor::kV}, Tensor::kV, s.nkv, s.d));
   out.push_back(gemm_rows("standard_pv", s, w, Tensor::kP, Tensor::kV, Tensor::kO, c));
   if (w.pass == Pass::kFwdBwd) {
     out.push_back(gemm_scores("standard_bwd_dp", s, w, Tensor::kDO, Tensor::kV, Tensor::kDP, c));

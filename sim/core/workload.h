@@ -61,6 +61,10 @@ struct Workload {
   // kernels (TMA producer, two wgmma consumer warp groups; kernels/gemm_ws.cpp). Off by default:
   // on the h200 reference rows it makes the GEMM times 11-21 % too fast (docs/accuracy.md).
   bool gemm_ws = false;
+  // standard, forward: q, k, v are views of one packed [batch, seq, 3, heads, head_dim] tensor, as
+  // in FlashAttention's benchmark `attention_pytorch` (the FA-3 paper's "standard attention"),
+  // whose rearranges copy q and k and whose einsum copies v before the GEMMs read them.
+  bool qkv_packed = false;
   std::uint32_t gemm_cluster = 0;  // standard: CTAs per GEMM cluster sharing an operand tile (1, 2); 0 = device's
   std::uint32_t warps = 0;
   std::uint32_t stages = 0;

@@ -35,6 +35,7 @@ Fields workload_fields(const core::Workload& w) {
       {"block_k", u(w.block_k)},
       {"gemm_cluster", u(w.gemm_cluster)},
       {"gemm_ws", w.gemm_ws},
+      {"qkv_packed", w.qkv_packed},
       {"warps", u(w.warps)},
       {"stages", u(w.stages)},
       {"cta_order", s(core::to_string(w.cta_order))},

@@ -14,12 +14,12 @@ namespace {
 TEST(CheckCli, BuiltInGridMatchesAndExitsZero) {
   std::ostringstream out, err;
   EXPECT_EQ(run_cli({"check", "--device", "teaching"}, out, err), 0) << out.str() << err.str();
-  EXPECT_NE(out.str().find("44 of 44 workloads match"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("46 of 46 workloads match"), std::string::npos) << out.str();
   EXPECT_EQ(out.str().find("MISMATCH"), std::string::npos);
 }
 
 // Every row of the built-in grid reads differently: fp8 rows name their dtype, flash_decode rows
-// their split count; a tile the kernel picks itself prints as "auto" (both: no tile), never "0".
+// their split count, Triton rows their impl, packed-qkv rows the key; a tile the kernel picks itself prints as "auto" (both: no tile), never "0".
 TEST(CheckCli, BuiltInGridRowsAreDistinct) {
   std::ostringstream out, err;
   ASSERT_EQ(run_cli({"check", "--device", "h100-sxm", "--no-functional"}, out, err), 0) << err.str();
@@ -37,6 +37,8 @@ TEST(CheckCli, BuiltInGridRowsAreDistinct) {
   EXPECT_GT(rows, 60);
   EXPECT_NE(out.str().find("d32 64x32 fp8"), std::string::npos);
   EXPECT_NE(out.str().find(" splits3 causal"), std::string::npos);
+  EXPECT_NE(out.str().find(" qkv_packed causal"), std::string::npos);
+  EXPECT_NE(out.str().find(" triton causal fwdbwd"), std::string::npos);
   EXPECT_NE(out.str().find("flash3 B2 H4/4 N300x330 d128 fwdbwd "), std::string::npos) << "FA-3's own tiles";
   EXPECT_NE(out.str().find(" autox32"), std::string::npos) << "flash_decode's block_m is its own";
 }

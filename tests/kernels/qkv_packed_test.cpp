@@ -1,0 +1,109 @@
+// standard with qkv_packed (FlashAttention's benchmark attention_pytorch on a packed [B, N, 3, H,
+// d] tensor): the forward's three layout copies, their closed-form bytes, their place in the launch
+// sequence, and the loader's rules for the key.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kernels/registry.h"
+#include "sim/config/device_loader.h"
+#include "sim/config/workload_loader.h"
+#include "sim/core/errors.h"
+#include "sim/core/io_counts.h"
+#include "sim/engine/engine.h"
+#include "tests/kernels/closed_form_check.h"
+
+namespace attnsim::kernels {
+namespace {
+
+core::Workload standard_fwd(bool packed, bool causal) {
+  core::Workload w;
+  w.kernel = "standard";
+  w.batch = 2;
+  w.heads = 3;
+  w.kv_heads = 3;
+  w.seq_q = w.seq_kv = 300;
+  w.head_dim = 64;
+  w.causal = causal;
+  w.qkv_packed = packed;
+  return w;
+}
+
+std::vector<std::string> launch_names(const core::TileProgram& p) {
+  std::vector<std::string> names;
+  for (const auto& l : p.launches) names.push_back(l->name());
+  return names;
+}
+
+TEST(QkvPacked, CopiesQAndKBeforeQkAndVBeforePv) {
+  const core::DeviceSpec h100 = config::load_device("h100-sxm");
+  EXPECT_EQ(launch_names(make_program(standard_fwd(true, true), h100)),
+            (std::vector<std::string>{"standard_q_copy", "standard_k_copy", "standard_qk", "standard_mask",
+                                      "standard_softmax", "standard_v_copy", "standard_pv"}));
+  EXPECT_EQ(launch_names(make_program(standard_fwd(false, false), h100)),
+            (std::vector<std::string>{"standard_qk", "standard_softmax", "standard_pv"}));
+}
+
+// With the L2 off the engine's bytes are the closed form's, and each copy reads and writes its
+// tensor once: 2·B·H·N·d·v more of Q, K and V each than without the packed layout.
+TEST(QkvPacked, ClosedFormBytesExactWithTheL2Off) {
+  const core::DeviceSpec dev = config::load_device("h100-sxm", {{"l2.capacity_bytes", "0"}});
+  for (bool causal : {false, true}) {
+    const std::string what = causal ? "causal" : "not causal";
+    const auto packed = testing::expect_closed_form_bytes(dev, standard_fwd(true, causal), what);
+    const auto plain = testing::expect_closed_form_bytes(dev, standard_fwd(false, causal), what + ", unpacked");
+    auto sum = [](const std::vector<core::KernelResult>& r, core::Tensor t) {
+      core::Bytes read = 0, write = 0;
+      for (const auto& k : r) {
+        read += k.tensors.dram.by_tensor[static_cast<std::size_t>(t)].read;
+        write += k.tensors.dram.by_tensor[static_cast<std::size_t>(t)].write;
+      }
+      return std::pair{read, write};
+    };
+    const core::Bytes copy = 2ull * 3 * 300 * 64 * 2;  // B·H·N·d·v
+    for (core::Tensor t : {core::Tensor::kQ, core::Tensor::kK, core::Tensor::kV}) {
+      EXPECT_EQ(sum(packed, t).first, sum(plain, t).first + copy) << what << " " << core::to_string(t);
+      EXPECT_EQ(sum(packed, t).second, sum(plain, t).second + copy) << what << " " << core::to_string(t);
+    }
+    EXPECT_EQ(sum(packed, core::Tensor::kS), sum(plain, core::Tensor::kS)) << what;
+  }
+}
+
+TEST(QkvPacked, CopiesTakeTime) {
+  const core::DeviceSpec h100 = config::load_device("h100-sxm");
+  auto total = [&](bool packed) {
+    double ns = 0;
+    for (const auto& k : engine::simulate(h100, make_program(standard_fwd(packed, false), h100))) ns += k.totals.time_ns;
+    return ns;
+  };
+  EXPECT_GT(total(true), total(false));
+}
+
+TEST(QkvPacked, LoaderRejectsWhatAPackedTensorCannotBe) {
+  auto message = [](std::vector<config::Override> o) {
+    try {
+      config::workload_for_kernel("standard", o);
+    } catch (const core::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message({{"qkv_packed", "true"}, {"heads", "8"}, {"kv_heads", "2"}}).find("qkv_packed: needs kv_heads equal to heads"),
+            std::string::npos);
+  EXPECT_NE(message({{"qkv_packed", "true"}, {"pass", "fwdbwd"}}).find("qkv_packed: models the forward only"),
+            std::string::npos);
+  EXPECT_NE(message({{"qkv_packed", "true"}, {"seq_q", "1"}, {"seq_kv", "128"}}).find("qkv_packed: needs seq_q equal"),
+            std::string::npos);
+  EXPECT_EQ(message({{"qkv_packed", "true"}, {"heads", "8"}}), "accepted");
+  EXPECT_EQ(message({{"qkv_packed", "false"}, {"pass", "fwdbwd"}}), "accepted");
+  try {
+    config::workload_for_kernel("flash2", {{"qkv_packed", "true"}});
+    ADD_FAILURE() << "qkv_packed accepted for flash2";
+  } catch (const core::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("qkv_packed: is not read by kernel 'flash2'"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace attnsim::kernels
