@@ -142,13 +142,15 @@ class RowwiseLaunch : public core::KernelLaunch {
 //   in place over dK's range here).
 // Modelled as `rows_per_cta` rows per 128-thread CTA (PyTorch's kernels use one 128-thread CTA per
 // few hundred values: the bytes are the same, the CTA count smaller to bound simulation cost);
-// one FP32 operation per value.
+// one FP32 operation per value. A mask kernel (`mask`) also reads the rows' bytes of the bool
+// [rows, cols] mask, one matrix broadcast over every (batch, head): masked_fill / torch.where
+// read it once per output value, so each head reads it again (from the L2 while it stays there).
 class ElementwiseLaunch : public core::KernelLaunch {
  public:
   ElementwiseLaunch(std::string name, std::vector<Tensor> reads, Tensor write, const core::Workload& w,
-                    std::uint64_t rows, std::uint64_t cols, std::uint64_t rows_per_cta)
+                    std::uint64_t rows, std::uint64_t cols, std::uint64_t rows_per_cta, bool mask = false)
       : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w), rows_(rows), cols_(cols),
-        per_(std::max<std::uint64_t>(1, rows_per_cta)) {}
+        per_(std::max<std::uint64_t>(1, rows_per_cta)), mask_(mask) {}
   std::string name() const override { return name_; }
   core::LaunchShape shape() const override {
     core::LaunchShape s;
@@ -166,6 +168,7 @@ class ElementwiseLaunch : public core::KernelLaunch {
     const std::uint64_t rows = std::min(per_, rows_ - row0);
     for (Tensor t : reads_)
       out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, rows_, cols_, w_.value_bytes(), row0, rows, 0, cols_));
+    if (mask_) out.push_back(TensorLayout::tile(OpKind::kLoad, Tensor::kMask, 0, rows_, cols_, 1, row0, rows, 0, cols_));
     out.push_back(TensorLayout::count_op(OpKind::kElementwise, rows * cols_));
     out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, rows_, cols_, w_.value_bytes(), row0, rows, 0, cols_));
     return true;
@@ -177,12 +180,13 @@ class ElementwiseLaunch : public core::KernelLaunch {
   Tensor write_;
   core::Workload w_;
   std::uint64_t rows_, cols_, per_;
+  bool mask_;
 };
 
 // One score-shaped [seq_q, seq_kv] elementwise launch per query head, one row per CTA.
 std::unique_ptr<core::KernelLaunch> score_elementwise(std::string name, std::vector<Tensor> reads, Tensor write,
-                                                      const core::Workload& w) {
-  return std::make_unique<ElementwiseLaunch>(std::move(name), std::move(reads), write, w, w.seq_q, w.seq_kv, 1);
+                                                      const core::Workload& w, bool mask = false) {
+  return std::make_unique<ElementwiseLaunch>(std::move(name), std::move(reads), write, w, w.seq_q, w.seq_kv, 1, mask);
 }
 
 core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {
@@ -299,7 +303,7 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
     layout_copy("standard_k_copy", Tensor::kK, w.seq_kv);
   }
   p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS, bulk));
-  if (causal) p.launches.push_back(score_elementwise("standard_mask", {Tensor::kS}, Tensor::kS, w));
+  if (causal) p.launches.push_back(score_elementwise("standard_mask", {Tensor::kS}, Tensor::kS, w, true));
   p.launches.push_back(
       std::make_unique<RowwiseLaunch>("standard_softmax", std::vector<Tensor>{Tensor::kS}, Tensor::kP, w, gpu));
   if (w.qkv_packed) layout_copy("standard_v_copy", Tensor::kV, w.seq_kv);
@@ -314,7 +318,7 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
     p.launches.push_back(score_elementwise("standard_bwd_softmax_mul", {Tensor::kDP, Tensor::kP}, Tensor::kDP, w));
     p.launches.push_back(std::make_unique<RowwiseLaunch>(
         "standard_bwd_softmax", std::vector<Tensor>{Tensor::kP, Tensor::kDP}, Tensor::kDS, w, gpu));
-    if (causal) p.launches.push_back(score_elementwise("standard_bwd_mask", {Tensor::kDS}, Tensor::kDS, w));
+    if (causal) p.launches.push_back(score_elementwise("standard_bwd_mask", {Tensor::kDS}, Tensor::kDS, w, true));
     p.launches.push_back(rows(w, "standard_bwd_dq", Tensor::kDS, Tensor::kK, Tensor::kDQ, bulk));
     p.launches.push_back(keys(w, "standard_bwd_dk", Tensor::kDS, Tensor::kQ, Tensor::kDK, bulk));
     // AccumulateGrad: dK arrives as the transpose of d(Kᵀ) and is cloned into K's layout.

@@ -5,7 +5,7 @@ namespace attnsim::core {
 namespace {
 constexpr std::array<std::string_view, kNumTensors> kTensorNames = {
     "Q", "K", "V", "S", "P", "O", "m", "l", "LSE", "dO", "dQ", "dK", "dV", "dS", "dP",
-    "Delta", "O_partial", "LSE_partial", "dQ_accum", "buffer", "local"};
+    "Delta", "O_partial", "LSE_partial", "dQ_accum", "buffer", "local", "mask"};
 }  // namespace
 
 std::string_view to_string(Tensor t) {

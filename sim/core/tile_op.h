@@ -25,6 +25,7 @@ enum class Tensor : std::uint8_t {
   kBuffer,   // microbenchmark buffer (stream_read, pointer_chase)
   kLocal,    // local memory: a CTA's stack frame (register spills); the engine gives each
              // resident CTA slot its own copy (LaunchShape::stack_frame_bytes)
+  kMask,     // eager causal mask: one bool [seq_q, seq_kv] matrix every (batch, head) reads
   kCount     // number of tensors; not a tensor
 };
 constexpr std::size_t kNumTensors = static_cast<std::size_t>(Tensor::kCount);

@@ -194,6 +194,10 @@ TEST(IoCounts, StandardCausalIsFullScoresPlusMaskKernels) {
   EXPECT_EQ(of(t, "standard_mask", Tensor::kS), (TensorBytes{s, s}));
   EXPECT_EQ(of(t, "standard_softmax", Tensor::kP).write, s);
   EXPECT_EQ(of(t, "standard_bwd_mask", Tensor::kDS), (TensorBytes{s, s}));
+  // Each mask kernel reads the bool mask (1 B per value) once per query head: one head here.
+  const Bytes mask = 1000ull * 1000;
+  EXPECT_EQ(of(t, "standard_mask", Tensor::kMask), (TensorBytes{mask, 0}));
+  EXPECT_EQ(of(t, "standard_bwd_mask", Tensor::kMask), (TensorBytes{mask, 0}));
   std::vector<std::string> names;
   for (const auto& l : t) names.push_back(l.kernel_name);
   EXPECT_EQ(names, (std::vector<std::string>{"standard_qk", "standard_mask", "standard_softmax", "standard_pv",
@@ -203,7 +207,12 @@ TEST(IoCounts, StandardCausalIsFullScoresPlusMaskKernels) {
   w.causal = false;  // no mask kernels; every other launch's bytes unchanged
   const auto n = closed_form_traffic(w);
   EXPECT_EQ(n.size(), t.size() - 2);
-  EXPECT_EQ(total(n) + 4 * s, total(t));
+  EXPECT_EQ(total(n) + 4 * s + 2 * mask, total(t));
+  // Four heads read the mask four times; unbounded L2 (compulsory), once per launch.
+  w.causal = true;
+  w.heads = w.kv_heads = 4;
+  EXPECT_EQ(of(closed_form_traffic(w), "standard_mask", Tensor::kMask).read, 4 * mask);
+  EXPECT_EQ(of(compulsory_traffic(w), "standard_mask", Tensor::kMask).read, mask);
 }
 
 // GQA: compulsory K/V bytes are those of the KV heads; all-access bytes those of the query heads.
