@@ -367,55 +367,97 @@ class Flash2Bwd : public core::KernelLaunch {
     const std::uint64_t first = w_.causal ? KernelDefaults::causal_first_row(col0, w_.seq_kv - w_.seq_q, w_.block_m) / w_.block_m : 0;
     const std::uint64_t t_r = core::ceil_div(w_.seq_q, w_.block_m), d = w_.head_dim;
     const std::uint64_t n = t_r - first;
+    // FA-2's loop (flash_bwd_kernel.h, compute_dq_dk_dv_1colblock, read at Dao-AILab/flash-attention
+    // 0251105a): the prologue loads K_j, V_j and the first query block's Q, dO (and its LSE,
+    // Delta); each iteration waits for its block, and issues the next block's loads while it
+    // computes: Q into the second Q buffer after S and dP (Double_buffer; else after dK), dO after
+    // the dV GEMM has read the single dO buffer, LSE and Delta into registers after dQ.
+    auto block_rows = [&](std::uint64_t i) { return std::min(w_.block_m, w_.seq_q - i * w_.block_m); };
+    auto load_q = [&](std::uint64_t i) {
+      out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, i * w_.block_m, block_rows(i), true));
+    };
+    auto load_do_stats = [&](std::uint64_t i) {
+      out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kDO, bh, i * w_.block_m, block_rows(i), true));
+      for (Tensor t : {Tensor::kLse, Tensor::kDelta}) {
+        TileOp op = layout_.stat_rows(OpKind::kLoad, t, bh, i * w_.block_m, block_rows(i));
+        op.async = true;  // register loads first used in the next iteration
+        out.push_back(op);
+      }
+    };
     if (step == 0) {
       out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, col0, c, true));
       out.push_back(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, col0, c, true));
+      if (n > 0) {
+        load_q(first);
+        load_do_stats(first);
+      }
       out.push_back(L::simple(OpKind::kCommit));
       return true;
     }
     if (step <= n) {
-      const std::uint64_t i = first + step - 1, row0 = i * w_.block_m, r = std::min(w_.block_m, w_.seq_q - row0);
-      out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true));
-      out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kDO, bh, row0, r, true));
-      out.push_back(layout_.stat_rows(OpKind::kLoad, Tensor::kLse, bh, row0, r));
-      out.push_back(layout_.stat_rows(OpKind::kLoad, Tensor::kDelta, bh, row0, r));
-      out.push_back(L::simple(OpKind::kCommit));
+      const std::uint64_t i = first + step - 1, row0 = i * w_.block_m, r = block_rows(i);
+      const bool next = step < n;
       out.push_back(L::count_op(OpKind::kWait, 0));
       out.push_back(L::simple(OpKind::kBarrier));
       // Operands from shared memory (mma.sync + ldmatrix, flash_bwd_kernel.h
       // compute_dq_dk_dv_1colblock): in a GEMM whose warps form an a × (warps/a) grid, each warp
       // reads its rows of A and its columns of B, so A is read warps/a times, B a times. P and
       // dS go through shared memory (written once, read by the dV, dK and dQ GEMMs); V stays in
-      // registers when the traits say so.
+      // registers when the traits say so. As in the forward (utils.h gemm), the fragments of
+      // k-slice s+1 are loaded before the MMAs of slice s: only the first slice's read is
+      // exposed, the rest overlap the MMA (async kSharedRead).
       const std::uint64_t wp = std::max<std::uint64_t>(1, w_.warps), v = w_.value_bytes();
       auto mma = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {  // FA-2's backward: mma.sync
         return flavoured_mma(mm, nn, kk, core::MmaFlavour::kMmaSync);
       };
-      auto gemm_reads = [&](Tensor a, std::uint64_t a_rows, std::uint64_t a_row_bytes, Tensor b, std::uint64_t b_rows,
-                            std::uint64_t b_row_bytes, std::uint64_t atom, bool b_in_regs) {
-        out.push_back(L::shared(OpKind::kSharedRead, a, (wp / atom) * a_rows, a_row_bytes));
-        if (!b_in_regs) out.push_back(L::shared(OpKind::kSharedRead, b, atom * b_rows, b_row_bytes));
+      auto shared_read = [&](Tensor t, std::uint64_t rows, std::uint64_t row_bytes, std::uint64_t k) {
+        const std::uint64_t slices = std::max<std::uint64_t>(1, k / 16);
+        const std::uint64_t lead = std::max<std::uint64_t>(1, rows / slices);
+        out.push_back(L::shared(OpKind::kSharedRead, t, std::min(lead, rows), row_bytes));
+        if (rows > lead) {
+          TileOp rest = L::shared(OpKind::kSharedRead, t, rows - lead, row_bytes);
+          rest.async = true;
+          out.push_back(rest);
+        }
       };
-      gemm_reads(Tensor::kQ, r, d * v, Tensor::kK, c, d * v, t_.atom_sdp, false);
+      auto gemm_reads = [&](Tensor a, std::uint64_t a_rows, std::uint64_t a_row_bytes, Tensor b, std::uint64_t b_rows,
+                            std::uint64_t b_row_bytes, std::uint64_t atom, bool b_in_regs, std::uint64_t k) {
+        shared_read(a, (wp / atom) * a_rows, a_row_bytes, k);
+        if (!b_in_regs) shared_read(b, atom * b_rows, b_row_bytes, k);
+      };
+      gemm_reads(Tensor::kQ, r, d * v, Tensor::kK, c, d * v, t_.atom_sdp, false, d);
       out.push_back(mma(r, c, d));                      // S = Q K_jᵀ
-      gemm_reads(Tensor::kDO, r, d * v, Tensor::kV, c, d * v, t_.atom_sdp, t_.v_in_regs);
+      gemm_reads(Tensor::kDO, r, d * v, Tensor::kV, c, d * v, t_.atom_sdp, t_.v_in_regs, d);
       out.push_back(mma(r, c, d));                      // dP = dO V_jᵀ
       out.push_back(L::count_op(OpKind::kExp, r * c));     // P = exp(S - LSE)
       out.push_back(L::count_op(OpKind::kElementwise, 3 * r * c));  // dS = P ∘ (dP - Delta)
+      if (next && t_.double_buffer) {
+        load_q(i + 1);
+        out.push_back(L::simple(OpKind::kCommit));
+      }
       out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kP, r, c * v));
       out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kDS, r, c * v));
       out.push_back(L::simple(OpKind::kBarrier));
-      gemm_reads(Tensor::kP, c, r * v, Tensor::kDO, r, d * v, t_.atom_dkv, false);
+      gemm_reads(Tensor::kP, c, r * v, Tensor::kDO, r, d * v, t_.atom_dkv, false, r);
       out.push_back(mma(c, d, r));                      // dV_j += Pᵀ dO
-      gemm_reads(Tensor::kDS, r, c * v, Tensor::kK, c, d * v, t_.atom_dq, false);
+      out.push_back(L::simple(OpKind::kBarrier));       // dV has read sdO: the next dO may land
+      if (next) {
+        load_do_stats(i + 1);
+        out.push_back(L::simple(OpKind::kCommit));
+      }
+      gemm_reads(Tensor::kDS, r, c * v, Tensor::kK, c, d * v, t_.atom_dq, false, c);
       out.push_back(mma(r, d, c));                      // dQ_i (partial) = dS K_j
-      gemm_reads(Tensor::kDS, c, r * v, Tensor::kQ, r, d * v, t_.atom_dkv, false);
-      out.push_back(mma(c, d, r));                      // dK_j += dSᵀ Q
       // dQ_accum += dS K_j by atomicAdd (FA-2's seqk-parallel backward, flash_bwd_kernel.h): a
       // reduction performed at the L2, one request per value; modelled as a store of the fp32
       // tile (no load through the SM: the L2 slice reads the old value itself).
       out.push_back(layout_.acc_rows(OpKind::kStore, Tensor::kDQAccum, bh, row0, r));
-      out.push_back(L::simple(OpKind::kBarrier));
+      gemm_reads(Tensor::kDS, c, r * v, Tensor::kQ, r, d * v, t_.atom_dkv, false, r);
+      out.push_back(mma(c, d, r));                      // dK_j += dSᵀ Q
+      if (next && !t_.double_buffer) {
+        out.push_back(L::simple(OpKind::kBarrier));
+        load_q(i + 1);
+        out.push_back(L::simple(OpKind::kCommit));
+      }
       return true;
     }
     if (step == n + 1) {
