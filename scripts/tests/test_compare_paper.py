@@ -59,6 +59,25 @@ def test_fa2_subset_meets_the_targets(attnsim_bin):
     assert s["worst_abs_error"] <= 0.15, s
 
 
+def test_fa2_backward_subset_within_ten_percent(attnsim_bin):
+    """flash2 fwd+bwd less its forward on h100-sxm against the paper's FA-2 backward figure at
+    head dim 64 and 128, N 512 and 1024 (4 points): median |error| <= 10 %, worst <= 15 %. Before
+    the backward prefetched the next query block as FA-2 does these points were 24-30 % too slow
+    (docs/accuracy.md, "FlashAttention-2 backward")."""
+    r = cp.compare("fa2", head_dims=[64, 128], seq_lens=[512, 1024], binary=attnsim_bin, pass_="bwd")
+    s = r["summary"]
+    assert s["points"] == 4 and s["simulated_ok"] == 4
+    assert s["median_abs_error"] <= 0.10, s
+    assert s["worst_abs_error"] <= 0.15, s
+
+
+def test_standard_forward_takes_the_benchmarks_packed_qkv():
+    pts = cp.read_points("standard", "fp16", head_dims=[64], seq_lens=[512])
+    assert "qkv_packed: true" in cp.yaml_text(cp.sweep_spec("standard", "fp16", "h100-sxm", pts, {}))
+    bwd = cp.read_points("standard", "fp16", head_dims=[64], seq_lens=[512], pass_="bwd")
+    assert "qkv_packed" not in cp.yaml_text(cp.sweep_spec("standard", "fp16", "h100-sxm", bwd, {}, pass_="bwd"))
+
+
 def test_backward_counts_two_and_a_half_forwards():
     p = {"batch": 2, "heads": 16, "seq_len": 8192, "head_dim": 128, "causal": False}
     assert cp.flops(p, "bwd") == 2.5 * cp.flops(p)
