@@ -17,6 +17,21 @@ using core::Tensor;
 using core::TileOp;
 using L = TensorLayout;
 
+// Operand reads of one GEMM over k from shared memory with the fragments of 16-wide k-slice s+1
+// loaded before the MMAs of slice s (FA-2's utils.h gemm; Triton's prefetch of MMAv2 dot
+// operands): of `slices` equal reads only the first is exposed; the rest overlap the MMA, which
+// completes no earlier than them (async kSharedRead).
+void operand_reads_ahead(std::vector<TileOp>& out, Tensor t, std::uint64_t rows, core::Bytes row_bytes,
+                         std::uint64_t slices) {
+  const std::uint64_t first = std::max<std::uint64_t>(1, rows / std::max<std::uint64_t>(1, slices));
+  out.push_back(L::shared(OpKind::kSharedRead, t, std::min(first, rows), row_bytes));
+  if (rows > first) {
+    TileOp rest = L::shared(OpKind::kSharedRead, t, rows - first, row_bytes);
+    rest.async = true;
+    out.push_back(rest);
+  }
+}
+
 core::LaunchShape attention_shape(const core::Workload& w, std::uint64_t grid_x) {
   core::LaunchShape s;
   s.grid_x = grid_x;
@@ -128,23 +143,14 @@ class Flash2Fwd : public core::KernelLaunch {
     auto mma = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {
       return flavoured_mma(mm, nn, kk, flavour_);
     };
-    // Operand reads of one GEMM over k: with mma.sync the fragments of k-slice i+1 (16 wide) are
-    // loaded by ldmatrix before the mma.sync of slice i (FA-2's utils.h gemm; Triton's prefetch of
-    // MMAv2 dot operands), so only the first slice's read is exposed; the rest overlap the MMA,
-    // which completes no earlier than them (async kSharedRead).
+    // Operand reads of one GEMM over k: with mma.sync loaded ahead by ldmatrix, k-slice by
+    // k-slice (operand_reads_ahead); wgmma reads its operands itself, as one read.
     // Each ldmatrix.x4 (SM75_U32x4_LDSM_N; .trans for V) moves 16 B per thread: one issue slot per
     // 16 B read (thread instructions, as kIssue counts them).
     auto operand_reads = [&](Tensor t, std::uint64_t rows, std::uint64_t k) {
       const bool sync_mma = flavour_ == core::MmaFlavour::kMmaSync;
       if (sync_mma) out.push_back(L::count_op(OpKind::kIssue, rows * row_bytes / 16));
-      const std::uint64_t slices = sync_mma ? std::max<std::uint64_t>(1, k / 16) : 1;
-      const std::uint64_t first = std::max<std::uint64_t>(1, rows / slices);
-      out.push_back(L::shared(OpKind::kSharedRead, t, std::min(first, rows), row_bytes));
-      if (rows > first) {
-        TileOp rest = L::shared(OpKind::kSharedRead, t, rows - first, row_bytes);
-        rest.async = true;
-        out.push_back(rest);
-      }
+      operand_reads_ahead(out, t, rows, row_bytes, sync_mma ? k / 16 : 1);
     };
     // FP32-pipe and MUFU thread instructions of FA-2's softmax (softmax.h, softmax_rescale_o; the
     // mma.sync accumulator layout gives each row of a warp's tile to a quad of 4 threads). Per
@@ -403,27 +409,16 @@ class Flash2Bwd : public core::KernelLaunch {
       // compute_dq_dk_dv_1colblock): in a GEMM whose warps form an a × (warps/a) grid, each warp
       // reads its rows of A and its columns of B, so A is read warps/a times, B a times. P and
       // dS go through shared memory (written once, read by the dV, dK and dQ GEMMs); V stays in
-      // registers when the traits say so. As in the forward (utils.h gemm), the fragments of
-      // k-slice s+1 are loaded before the MMAs of slice s: only the first slice's read is
-      // exposed, the rest overlap the MMA (async kSharedRead).
+      // registers when the traits say so. As in the forward (utils.h gemm), the fragments are
+      // loaded ahead, k-slice by k-slice (operand_reads_ahead).
       const std::uint64_t wp = std::max<std::uint64_t>(1, w_.warps), v = w_.value_bytes();
       auto mma = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {  // FA-2's backward: mma.sync
         return flavoured_mma(mm, nn, kk, core::MmaFlavour::kMmaSync);
       };
-      auto shared_read = [&](Tensor t, std::uint64_t rows, std::uint64_t row_bytes, std::uint64_t k) {
-        const std::uint64_t slices = std::max<std::uint64_t>(1, k / 16);
-        const std::uint64_t lead = std::max<std::uint64_t>(1, rows / slices);
-        out.push_back(L::shared(OpKind::kSharedRead, t, std::min(lead, rows), row_bytes));
-        if (rows > lead) {
-          TileOp rest = L::shared(OpKind::kSharedRead, t, rows - lead, row_bytes);
-          rest.async = true;
-          out.push_back(rest);
-        }
-      };
       auto gemm_reads = [&](Tensor a, std::uint64_t a_rows, std::uint64_t a_row_bytes, Tensor b, std::uint64_t b_rows,
                             std::uint64_t b_row_bytes, std::uint64_t atom, bool b_in_regs, std::uint64_t k) {
-        shared_read(a, (wp / atom) * a_rows, a_row_bytes, k);
-        if (!b_in_regs) shared_read(b, atom * b_rows, b_row_bytes, k);
+        operand_reads_ahead(out, a, (wp / atom) * a_rows, a_row_bytes, k / 16);
+        if (!b_in_regs) operand_reads_ahead(out, b, atom * b_rows, b_row_bytes, k / 16);
       };
       gemm_reads(Tensor::kQ, r, d * v, Tensor::kK, c, d * v, t_.atom_sdp, false, d);
       out.push_back(mma(r, c, d));                      // S = Q K_jᵀ
