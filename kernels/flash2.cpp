@@ -410,13 +410,16 @@ class Flash2Bwd : public core::KernelLaunch {
       // reads its rows of A and its columns of B, so A is read warps/a times, B a times. P and
       // dS go through shared memory (written once, read by the dV, dK and dQ GEMMs); V stays in
       // registers when the traits say so. As in the forward (utils.h gemm), the fragments are
-      // loaded ahead, k-slice by k-slice (operand_reads_ahead).
+      // loaded ahead, k-slice by k-slice (operand_reads_ahead), by ldmatrix.x4 (SM75_U32x4_LDSM_N
+      // and .trans): one issue slot per 16 B read.
       const std::uint64_t wp = std::max<std::uint64_t>(1, w_.warps), v = w_.value_bytes();
       auto mma = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {  // FA-2's backward: mma.sync
         return flavoured_mma(mm, nn, kk, core::MmaFlavour::kMmaSync);
       };
       auto gemm_reads = [&](Tensor a, std::uint64_t a_rows, std::uint64_t a_row_bytes, Tensor b, std::uint64_t b_rows,
                             std::uint64_t b_row_bytes, std::uint64_t atom, bool b_in_regs, std::uint64_t k) {
+        out.push_back(L::count_op(OpKind::kIssue, ((wp / atom) * a_rows * a_row_bytes +
+                                                   (b_in_regs ? 0 : atom * b_rows * b_row_bytes)) / 16));
         operand_reads_ahead(out, a, (wp / atom) * a_rows, a_row_bytes, k / 16);
         if (!b_in_regs) operand_reads_ahead(out, b, atom * b_rows, b_row_bytes, k / 16);
       };
