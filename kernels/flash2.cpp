@@ -377,7 +377,8 @@ class Flash2Bwd : public core::KernelLaunch {
     // 0251105a): the prologue loads K_j, V_j and the first query block's Q, dO (and its LSE,
     // Delta); each iteration waits for its block, and issues the next block's loads while it
     // computes: Q into the second Q buffer after S and dP (Double_buffer; else after dK), dO after
-    // the dV GEMM has read the single dO buffer, LSE and Delta into registers after dQ.
+    // the dV GEMM has read the single dO buffer, and with it LSE and Delta (register loads FA-2
+    // issues after dQ, first used in the next iteration).
     auto block_rows = [&](std::uint64_t i) { return std::min(w_.block_m, w_.seq_q - i * w_.block_m); };
     auto load_q = [&](std::uint64_t i) {
       out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, i * w_.block_m, block_rows(i), true));
