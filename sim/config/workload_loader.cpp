@@ -224,8 +224,7 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
   if (m.bytes("sram_bytes", w.sram_bytes)) m.require(w.sram_bytes > 0, "sram_bytes", "must be positive");
   if (m.boolean("gemm_ws", w.gemm_ws))
     m.check(reads_key("gemm_ws") || !w.gemm_ws, "gemm_ws", "is not read by kernel '" + w.kernel + "'");
-  const bool has_packed = m.boolean("qkv_packed", w.qkv_packed);
-  if (has_packed)
+  if (m.boolean("qkv_packed", w.qkv_packed))
     m.check(reads_key("qkv_packed") || !w.qkv_packed, "qkv_packed", "is not read by kernel '" + w.kernel + "'");
   m.boolean("functional", w.functional);
   m.u64("seed", w.seed);
@@ -249,7 +248,7 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
 
   // Cross-field rules.
   if (!has_kv || w.kv_heads == 0) w.kv_heads = w.heads;
-  if (has_packed && w.qkv_packed) {
+  if (w.qkv_packed) {
     m.check(w.kv_heads == w.heads, "qkv_packed",
             "needs kv_heads equal to heads (one packed [batch, seq, 3, heads, head_dim] tensor); kv_heads is " +
                 std::to_string(w.kv_heads) + ", heads " + std::to_string(w.heads));
