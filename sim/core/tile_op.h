@@ -74,6 +74,9 @@ enum class OpKind : std::uint8_t {
 // tensor pipe (kDefault: the device's one tensor rate, blocking).
 enum class MmaFlavour : std::uint8_t { kDefault, kMmaSync, kWgmma, kTcgen05 };
 
+std::string_view to_string(OpKind k);      // "load", "store", "shared_read", ..., "named_arrive"
+std::string_view to_string(MmaFlavour f);  // "default", "mma_sync", "wgmma", "tcgen05"
+
 constexpr std::uint8_t kNoBarrier = 0xff;  // TileOp::barrier of an op tied to no mbarrier
 
 enum class SmemPattern : std::uint8_t { kRowMajor, kPadded, kSwizzled };

@@ -23,6 +23,7 @@ struct CtaSlot {
   std::uint32_t sm = 0;
   bool active = false;
   bool waiting_credit = false;
+  bool traced = false;  // its ops are reported (EngineOptions::trace)
   std::vector<WarpGroup> groups;
   std::uint32_t groups_left = 0;     // groups not finished; the CTA retires at 0
   std::uint32_t credit_waiters = 0;  // bit g: group g waits for load credits

@@ -19,6 +19,13 @@ std::vector<core::KernelResult> simulate(const core::DeviceSpec& device, const c
         options.progress(q);
       };
     }
+    if (options.trace) {
+      each.trace = [&options, i](const TraceRecord& r) {
+        TraceRecord q = r;
+        q.launch = i;
+        options.trace(q);
+      };
+    }
     // Each launch starts with a cold L2: the previous one was written back and invalidated. The
     // memory class is chosen here, once: no per-access device branch.
     if (device.kind == core::DeviceKind::kScratchpad) {

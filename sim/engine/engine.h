@@ -10,6 +10,7 @@
 
 #include "sim/core/device_spec.h"
 #include "sim/core/run_result.h"
+#include "sim/core/tile_op.h"
 #include "sim/core/tile_program.h"
 
 namespace attnsim::engine {
@@ -24,6 +25,21 @@ struct LaunchProgress {
   bool done = false;         // the launch has finished (the last call for it)
 };
 
+// One op of a traced CTA (EngineOptions::trace), reported when its warp group goes past it.
+struct TraceRecord {
+  std::size_t launch = 0;        // index of the launch in the program
+  std::string_view launch_name;  // valid during the call only
+  std::uint64_t cta = 0;         // the CTA's index in dispatch order
+  std::uint32_t sm = 0, group = 0;
+  std::uint64_t step = 0;        // the kernel's loop step the op belongs to
+  std::uint32_t op_index = 0;    // its position in the step's ops
+  const core::TileOp* op = nullptr;  // valid during the call only
+  double start = 0;  // cycles from the launch's start: when the group reached the op
+  double end = 0;    // when the group went on past it (a load: its last piece issued, or its data
+                     // back if it blocks; a wait: what it waited for done)
+  double ready = 0;  // an async load or MMA: when its data or result is complete; else 0
+};
+
 struct EngineOptions {
   double sample_period_ns = 0;            // 0 = automatic (about 256 samples per launch)
   std::uint64_t stall_limit_events = 50'000'000;  // progress guard: events without a retired op
@@ -32,6 +48,11 @@ struct EngineOptions {
   std::function<void(const LaunchProgress&)> progress;
   std::uint64_t progress_every_events = std::uint64_t{1} << 14;
   bool sampled = false;  // sim.mode: sampled (engine/sampler.h)
+  // A timeline of the ops of the CTAs in trace_ctas (sorted; CTA indices in dispatch order, in
+  // every launch that has them), one call per op in simulation order; it only observes. In
+  // sampled mode only the simulated steps' ops are reported (a CTA skipped whole has none).
+  std::function<void(const TraceRecord&)> trace;
+  std::vector<std::uint64_t> trace_ctas;
 };
 
 // Throws core::SimError if the simulation cannot make progress, core::ConfigError if a

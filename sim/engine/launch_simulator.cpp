@@ -54,6 +54,8 @@ LaunchSimulator<Memory>::LaunchSimulator(const core::DeviceSpec& device, const c
   record_blocking_ = shape_.timed_loads > 0;
   queue_copies_ = device.sm.queue_async_copies && credits_.limited();
   if (options.sampled) init_sampler();
+  tracing_ = options.trace && !options.trace_ctas.empty();
+  if (tracing_) trace_name_ = launch.name();
   queue_.reserve(slots_.size() * 4 + 16);
 }
 
@@ -111,6 +113,7 @@ void LaunchSimulator<Memory>::dispatch(std::uint32_t slot, double now) {
   for (std::size_t b = 0; b < s.mbarriers.size(); ++b) s.mbarriers[b].init(mbar_counts_[b]);
   s.named = {};
   s.waiting_credit = false;
+  s.traced = tracing_ && std::binary_search(options_.trace_ctas.begin(), options_.trace_ctas.end(), s.cta);
   s.credit_balance = 0;
   s.balance_t = now;
   Sm& sm = sms_[s.sm];
@@ -234,8 +237,10 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, std::uint32_t gi, doub
       if (sample_steps_ && sampled_step(slot, g, now)) return;
       continue;
     }
+    if (s.traced && g.op_start < 0) g.op_start = now;
     const double done = execute(slot, s, gi, g, sm, g.ops[g.pc], now);
     if (done < 0) return;  // blocked: out of load credits, or in a barrier; resumed by its release
+    if (s.traced) trace_op(s, gi, g, std::max(done, now));
     ++g.pc;
     if (sampling_) sampler_.note_simulated_op();
     guard_.note_progress();

@@ -78,6 +78,9 @@ class LaunchSimulator {
                     bool wait, double now);
   Mbarrier& mbarrier(CtaSlot& s, const core::TileOp& op) const;
   void return_credit(std::uint32_t slot, core::Bytes bytes, double now);
+  // launch_trace.cpp: reports op g.ops[g.pc] of the traced CTA in `s` (EngineOptions::trace),
+  // which the group goes past at `done`.
+  void trace_op(const CtaSlot& s, std::uint32_t group, WarpGroup& g, double done);
   void take_sample(double now);
   void check_progress(double now) {
     if (const char* why = guard_.check(now)) stall(why, now);
@@ -123,6 +126,8 @@ class LaunchSimulator {
   Sampler sampler_;  // enabled in sim.mode: sampled
   bool sample_steps_ = false;  // sampled, and the CTAs are one warp group: the step hooks run
   bool sampling_ = false;      // sampled and something may be skipped: the CTA and access hooks run
+  bool tracing_ = false;       // options_.trace is set and names CTAs
+  std::string trace_name_;     // launch_.name() while tracing
 };
 
 extern template class LaunchSimulator<MemorySystem>;

@@ -74,6 +74,7 @@ void LaunchSimulator<Memory>::wake_mbar(std::uint32_t slot, Mbarrier& b) {
       b.waiters[kept++] = w;
       continue;
     }
+    if (slots_[slot].traced) trace_op(slots_[slot], w.group, slots_[slot].groups[w.group], t);
     ++slots_[slot].groups[w.group].pc;  // past its kMbarWait
     guard_.note_progress();
     queue_.push(t, EventKind::kResume, slot, w.group);
@@ -129,6 +130,7 @@ double LaunchSimulator<Memory>::named_sync(std::uint32_t slot, CtaSlot& s, std::
   const double release = nb.ready + kBarrierCycles;
   for (std::uint32_t m = nb.waiting; m != 0; m &= m - 1) {
     const auto g = static_cast<std::uint32_t>(__builtin_ctz(m));
+    if (s.traced) trace_op(s, g, s.groups[g], release);
     ++s.groups[g].pc;  // past its kNamedSync
     queue_.push(release, EventKind::kResume, slot, g);
   }

@@ -88,6 +88,7 @@ struct WarpGroup {
   double open_mma = 0;    // latest completion of the async MMAs since the last commit
   AsyncGroups mmas;       // wgmma groups
   double smem_ready = 0;  // latest completion of the async shared reads the next MMA consumes
+  double op_start = -1;   // traced CTA: when the group reached ops[pc] (-1: not yet)
 
   bool copies_queued() const { return queued_head < queued.size(); }
 
@@ -106,6 +107,7 @@ struct WarpGroup {
     open_mma = 0;
     mmas.clear();
     smem_ready = 0;
+    op_start = -1;
   }
 };
 
