@@ -31,7 +31,7 @@ from . import _core
 __all__ = [
     "ConfigError", "SimulationError", "SweepWarning", "Result", "run", "sweep", "read", "read_point",
     "formulas", "occupancy", "softmax_trace", "check", "devices", "device", "kernels", "workload_keys",
-    "cli", "plot",
+    "cli", "cta_timeline", "plot",
 ]
 
 ConfigError = _core.ConfigError
@@ -305,6 +305,27 @@ def cli(*args):
         raise ConfigError("cli: use attnsim.sweep() for sweeps (the command's MPI set-up is not for a Python process)")
     code, text = _core.cli([str(a) for a in args], _stderr_is_terminal())
     return text if code == 0 else (code, text)
+
+
+def cta_timeline(device="h200", kernel="flash2", seq=None, head_dim=None, heads=None, *, ctas=(0,), workload=None,
+                 device_overrides=None, sim_mode=None, **keys):
+    """The op timeline of CTAs ``ctas`` (indices in dispatch order, or a list such as "0,5-7"):
+    ``attnsim run ... --trace FILE --trace-ctas LIST``. The workload arguments are run()'s.
+    Returns a DataFrame, one row per op of each traced CTA's warp groups: launch, kernel, cta, sm,
+    group, step, op, kind, tensor, detail, bytes, start/end/ready cycles, start/end µs
+    (docs/cli.md, "Op timelines"). Raises ConfigError (the CLI's message), SimulationError."""
+    keys = dict(seq=seq, head_dim=head_dim, heads=heads, **keys)
+    if sim_mode is not None:
+        keys["sim.mode"] = sim_mode
+    argv = ["run", "--device", str(device)]
+    argv += ["--workload", os.fspath(workload)] if workload else ["--kernel", str(kernel)]
+    for s in _sets(keys, device_overrides):
+        argv += ["--set", s]
+    listed = ctas if isinstance(ctas, str) else ",".join(str(int(c)) for c in ctas)
+    with tempfile.TemporaryDirectory(prefix="attnsim-trace-") as d:
+        path = os.path.join(d, "trace.tsv")
+        _core.cli(argv + ["--trace", path, "--trace-ctas", listed], _stderr_is_terminal())
+        return pd.read_csv(path, sep="\t", keep_default_na=False)
 
 
 def _options(options):

@@ -379,6 +379,22 @@ def _reference_table(text):
     return text[text.index("## API reference"):]
 
 
+def test_cta_timeline_equals_the_cli_trace(attnsim, attnsim_bin, check, tmp_path):
+    args = dict(seq=256, head_dim=64, heads=2)
+    df = attnsim.cta_timeline("teaching", "flash2", ctas=[0, 3], **args)
+    path = tmp_path / "t.tsv"
+    r = cli(attnsim_bin, "run", "--device", "teaching", "--kernel", "flash2", *set_args(args), "--trace", path,
+            "--trace-ctas", "0,3")
+    check(r.returncode == 0, r.stderr)
+    want = pd.read_csv(path, sep="\t", keep_default_na=False)
+    check(df.equals(want), f"cta_timeline equals the CLI's table ({len(df)} and {len(want)} rows)")
+    check(sorted(set(df.cta)) == [0, 3], f"CTAs {sorted(set(df.cta))}")
+    check((df.end_cycles >= df.start_cycles).all(), "every op ends no earlier than it starts")
+    check(set(df.kind) >= {"load", "mma", "exp", "store"}, f"kinds {sorted(set(df.kind))}")
+    with pytest.raises(attnsim.ConfigError, match="CTA 999999 is in no launch"):
+        attnsim.cta_timeline("teaching", "flash2", ctas="999999", **args)
+
+
 def test_docs_reference_lists_every_function(attnsim, check):
     ref = _reference_table(open(os.path.join(ROOT, "docs", "python.md")).read())
     functions = [(n, getattr(attnsim, n)) for n in attnsim.__all__ if inspect.isfunction(getattr(attnsim, n))]

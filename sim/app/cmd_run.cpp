@@ -11,6 +11,7 @@
 #include "sim/app/output_path.h"
 #include "sim/app/run_pipeline.h"
 #include "sim/app/run_progress.h"
+#include "sim/app/run_trace.h"
 #include "sim/config/config.h"
 #include "sim/core/errors.h"
 #include "sim/io/h5_results_writer.h"
@@ -22,7 +23,7 @@ namespace attnsim::app {
 
 int cmd_run(const Args& args, std::ostream& out) {
   po::options_description desc("attnsim run options");
-  std::string device_name, workload_file, kernel, out_path, max_memory;
+  std::string device_name, workload_file, kernel, out_path, max_memory, trace_path, trace_ctas;
   std::vector<std::string> sets;
   std::string kernel_help = "kernel name instead of a workload file:";
   for (const std::string& name : kernels::kernel_names()) kernel_help += (kernel_help.back() == ':' ? " " : ", ") + name;
@@ -33,9 +34,11 @@ int cmd_run(const Args& args, std::ostream& out) {
       ("set", po::value(&sets)->composing(), "override KEY=VALUE (repeatable); device.<path>=VALUE overrides the device, e.g. --set device.l2.capacity_bytes=0 (L2 off: the closed-form setting) or --set device.l2.tracking_bytes=2048 (the block model: 3-7x faster, not for small L2s; docs/performance.md)")
       ("out", po::value(&out_path), "write the result to this HDF5 file (docs/hdf5-schema.md; a link, device or FIFO: docs/output-paths.md)")
       ("json", po::bool_switch(), "print the result as one JSON object instead of the text report")
+      ("trace", po::value(&trace_path), "write the op timeline of the --trace-ctas CTAs to this file: a tab-separated table, or a Chrome trace if it ends in .json (ui.perfetto.dev; docs/cli.md)")
+      ("trace-ctas", po::value(&trace_ctas), "CTAs to trace, by index in dispatch order, e.g. 0,131,200-203 (default 0; at most 1024)")
       ("max-memory", po::value(&max_memory), "refuse a run whose estimated peak memory exceeds BYTES (e.g. 4294967296 or \"4 GiB\"; 0 = no limit; default: half the physical RAM)");
   po::variables_map vm;
-  if (!parse_options(args, "attnsim run --device DEV (--workload FILE | --kernel NAME) [--set key=value]... [--out FILE.h5] [--json] [--max-memory BYTES]",
+  if (!parse_options(args, "attnsim run --device DEV (--workload FILE | --kernel NAME) [--set key=value]... [--out FILE.h5] [--json] [--max-memory BYTES] [--trace FILE [--trace-ctas LIST]]",
                      desc, vm, out))
     return 0;
   if (workload_file.empty() == kernel.empty())
@@ -43,6 +46,9 @@ int cmd_run(const Args& args, std::ostream& out) {
 
   std::vector<config::Override> workload_overrides, device_overrides;
   if (!out_path.empty()) check_output_path(out_path, "--out");
+  if (trace_path.empty() && !trace_ctas.empty())
+    throw core::ConfigError(core::ConfigProblem{"", 0, "--trace-ctas", "give --trace FILE too"});
+  if (!trace_path.empty()) check_output_path(trace_path, "--trace");
   config::split_overrides(config::parse_overrides(sets), workload_overrides, device_overrides);
   core::DeviceSpec device = config::load_device(device_name, device_overrides);
   core::Workload workload = workload_file.empty()
@@ -65,9 +71,16 @@ int cmd_run(const Args& args, std::ostream& out) {
                               terminal ? 0.25 : 10.0);
   options.interrupt = context.interrupt;
   options.engine.progress = [&progress](const engine::LaunchProgress& p) { progress(p); };
+  TraceCollector trace;
+  if (!trace_path.empty()) {
+    options.engine.trace_ctas = parse_cta_list(trace_ctas.empty() ? "0" : trace_ctas, "--trace-ctas");
+    check_traced_ctas(options.engine.trace_ctas, kernels::make_program(workload, device), "--trace-ctas");
+    options.engine.trace = [&trace](const engine::TraceRecord& r) { trace.add(r); };
+  }
   core::RunResult result = run_workload(workload, device, options);
   progress.finish();
 
+  if (!trace_path.empty()) write_trace(trace_path, trace, device);
   if (!out_path.empty())
     io::write_run_h5(out_path, result, device, io::Provenance::current(command_line("run", args)));
   std::ostream& report = report_stream(out_path, out);
@@ -76,6 +89,7 @@ int cmd_run(const Args& args, std::ostream& out) {
   } else {
     io::print_run_summary(result, device, report, kernels::block_size_rule(result.workload.kernel));
     if (!out_path.empty()) report << "wrote " << out_path << "\n";
+    if (!trace_path.empty()) report << "wrote " << trace_path << " (" << trace.size() << " ops)\n";
   }
   return 0;
 }

@@ -1,0 +1,50 @@
+// `attnsim run --trace FILE [--trace-ctas LIST]`: the op timeline of chosen CTAs, as a
+// tab-separated table (default) or a Chrome trace (FILE ending in .json; ui.perfetto.dev).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/device_spec.h"
+#include "sim/core/tile_program.h"
+#include "sim/engine/engine.h"
+
+namespace attnsim::app {
+
+// Parses a CTA list such as "0,5,100-103" (indices in dispatch order) into sorted, distinct
+// indices. Throws core::ConfigError at `flag` for a malformed list, a reversed range or more
+// than kMaxTracedCtas CTAs.
+constexpr std::size_t kMaxTracedCtas = 1024;
+std::vector<std::uint64_t> parse_cta_list(const std::string& text, const std::string& flag);
+
+// Throws core::ConfigError at `flag` when a CTA of `ctas` is in no launch of `program`.
+void check_traced_ctas(const std::vector<std::uint64_t>& ctas, const core::TileProgram& program,
+                       const std::string& flag);
+
+// Collects the records of a run (engine::EngineOptions::trace) and writes them.
+class TraceCollector {
+ public:
+  void add(const engine::TraceRecord& r);
+  std::size_t size() const { return rows_.size(); }
+  // The table: one row per op, times in cycles from the launch's start and in µs at `clock_ghz`.
+  std::string tsv(double clock_ghz) const;
+  // The Chrome trace event format: a process per launch, a thread per (CTA, warp group).
+  std::string chrome_json(double clock_ghz, const std::string& device) const;
+
+ private:
+  struct Row {
+    std::size_t launch = 0;
+    std::string kernel, kind, tensor, detail;
+    std::uint64_t cta = 0, step = 0, bytes = 0;
+    std::uint32_t sm = 0, group = 0, op = 0;
+    double start = 0, end = 0, ready = 0;
+  };
+  std::vector<Row> rows_;
+};
+
+// Writes the collected timeline to `path` (TSV, or Chrome trace JSON if it ends in ".json") by
+// the output-path policy (io::write_output).
+void write_trace(const std::string& path, const TraceCollector& trace, const core::DeviceSpec& device);
+
+}  // namespace attnsim::app
