@@ -8,6 +8,7 @@ and `out` (.png, .svg or .pdf), plus the script's options as keywords (``--sram-
 ``sram_bytes=``; repeatable options take lists), and returns `out`. Figures that need per-point
 data (kernels, time series: kernel_breakdown, timeline, achieved occupancy) read it from the file:
 pass the path, or a DataFrame from ``sweep(out=...)`` / ``read(path)`` (its ``attrs["path"]``).
+cta_timeline draws ``attnsim.cta_timeline()``'s DataFrame (or an ``attnsim run --trace`` TSV path).
 Bad input raises attnsim.ConfigError with the script's message.
 """
 import importlib
@@ -19,7 +20,8 @@ from . import _core, _paths
 ConfigError = _core.ConfigError
 
 SCRIPTS = os.path.join(_paths.SOURCE_DIR, "scripts")
-FIGURES = ("traffic_vs_block", "roofline", "scaling", "occupancy_heatmap", "kernel_breakdown", "timeline")
+FIGURES = ("traffic_vs_block", "roofline", "scaling", "occupancy_heatmap", "kernel_breakdown", "timeline",
+           "cta_timeline")
 
 
 def _module(name):
@@ -81,3 +83,9 @@ def kernel_breakdown(data, out, **options):
 def timeline(data, out, **options):
     """One point's bandwidth and active-warp time series (plot_timeline.py; needs the file)."""
     return figure("timeline", data, out, **options)
+
+
+def cta_timeline(data, out, **options):
+    """CTAs' ops over loop steps: memory, compute and wait lanes (plot_cta_timeline.py; `data` is
+    attnsim.cta_timeline()'s DataFrame or an `attnsim run --trace FILE.tsv` path)."""
+    return figure("cta_timeline", data, out, **options)
