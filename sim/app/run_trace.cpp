@@ -105,24 +105,9 @@ void check_traced_ctas(const std::vector<std::uint64_t>& ctas, const core::TileP
 }
 
 void TraceCollector::add(const engine::TraceRecord& r) {
-  Row row;
-  row.launch = r.launch;
-  row.kernel = std::string(r.launch_name);
-  row.cta = r.cta;
-  row.sm = r.sm;
-  row.group = r.group;
-  row.step = r.step;
-  row.op = r.op_index;
-  row.kind = std::string(core::to_string(r.op->kind));
-  if (memory_op(r.op->kind)) {
-    row.tensor = std::string(core::to_string(r.op->tensor));
-    row.bytes = r.op->bytes();
-  }
-  row.detail = op_detail(*r.op);
-  row.start = r.start;
-  row.end = r.end;
-  row.ready = r.ready;
-  rows_.push_back(std::move(row));
+  if (launch_names_.size() <= r.launch) launch_names_.resize(r.launch + 1);
+  if (launch_names_[r.launch].empty()) launch_names_[r.launch] = std::string(r.launch_name);
+  rows_.push_back(Row{r.launch, r.cta, r.step, r.sm, r.group, r.op_index, *r.op, r.start, r.end, r.ready});
 }
 
 std::string TraceCollector::tsv(double clock_ghz) const {
@@ -130,11 +115,14 @@ std::string TraceCollector::tsv(double clock_ghz) const {
   os << "launch\tkernel\tcta\tsm\tgroup\tstep\top\tkind\ttensor\tdetail\tbytes\tstart_cycles\tend_cycles\t"
         "ready_cycles\tstart_us\tend_us\n";
   const double per_us = clock_ghz * 1e3;  // cycles per µs
-  for (const Row& r : rows_)
-    os << r.launch << '\t' << r.kernel << '\t' << r.cta << '\t' << r.sm << '\t' << r.group << '\t' << r.step << '\t'
-       << r.op << '\t' << r.kind << '\t' << r.tensor << '\t' << r.detail << '\t' << r.bytes << '\t' << fixed(r.start, 1)
-       << '\t' << fixed(r.end, 1) << '\t' << fixed(r.ready, 1) << '\t' << fixed(r.start / per_us, 4) << '\t'
-       << fixed(r.end / per_us, 4) << '\n';
+  for (const Row& r : rows_) {
+    const bool memory = memory_op(r.op.kind);
+    os << r.launch << '\t' << launch_names_[r.launch] << '\t' << r.cta << '\t' << r.sm << '\t' << r.group << '\t'
+       << r.step << '\t' << r.op_index << '\t' << core::to_string(r.op.kind) << '\t'
+       << (memory ? core::to_string(r.op.tensor) : "") << '\t' << op_detail(r.op) << '\t'
+       << (memory ? r.op.bytes() : 0) << '\t' << fixed(r.start, 1) << '\t' << fixed(r.end, 1) << '\t'
+       << fixed(r.ready, 1) << '\t' << fixed(r.start / per_us, 4) << '\t' << fixed(r.end / per_us, 4) << '\n';
+  }
   return os.str();
 }
 
@@ -177,12 +165,14 @@ std::string TraceCollector::chrome_json(double clock_ghz, const std::string& dev
   };
   for (const Row& r : rows_) {
     const std::uint64_t tid = r.cta * 256 + r.group;
-    name_once(r.launch, kProcess, std::to_string(r.launch) + " " + r.kernel);
+    const std::string kind(core::to_string(r.op.kind));
+    const bool memory = memory_op(r.op.kind);
+    name_once(r.launch, kProcess, std::to_string(r.launch) + " " + launch_names_[r.launch]);
     name_once(r.launch, tid,
               "CTA " + std::to_string(r.cta) + " group " + std::to_string(r.group) + " (SM " + std::to_string(r.sm) + ")");
     j.begin_object();
-    kv("name", r.tensor.empty() ? r.kind : r.kind + " " + r.tensor);
-    kv("cat", r.kind);
+    kv("name", memory ? kind + " " + std::string(core::to_string(r.op.tensor)) : kind);
+    kv("cat", kind);
     kv("ph", "X");
     kv("ts", r.start / per_us);
     kv("dur", (r.end - r.start) / per_us);
@@ -191,9 +181,9 @@ std::string TraceCollector::chrome_json(double clock_ghz, const std::string& dev
     j.key("args");
     j.begin_object();
     kv("step", r.step);
-    kv("op", r.op);
-    kv("detail", r.detail);
-    if (r.bytes) kv("bytes", r.bytes);
+    kv("op", r.op_index);
+    kv("detail", op_detail(r.op));
+    if (memory && r.op.bytes()) kv("bytes", r.op.bytes());
     if (r.ready > 0) kv("ready_us", r.ready / per_us);
     j.end_object();
     j.end_object();

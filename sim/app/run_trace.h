@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/core/device_spec.h"
+#include "sim/core/tile_op.h"
 #include "sim/core/tile_program.h"
 #include "sim/engine/engine.h"
 
@@ -33,13 +34,14 @@ class TraceCollector {
   std::string chrome_json(double clock_ghz, const std::string& device) const;
 
  private:
-  struct Row {
+  struct Row {  // what the callback keeps: the op itself, formatted when written
     std::size_t launch = 0;
-    std::string kernel, kind, tensor, detail;
-    std::uint64_t cta = 0, step = 0, bytes = 0;
-    std::uint32_t sm = 0, group = 0, op = 0;
+    std::uint64_t cta = 0, step = 0;
+    std::uint32_t sm = 0, group = 0, op_index = 0;
+    core::TileOp op;
     double start = 0, end = 0, ready = 0;
   };
+  std::vector<std::string> launch_names_;  // by launch index
   std::vector<Row> rows_;
 };
 
