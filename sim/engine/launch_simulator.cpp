@@ -240,7 +240,7 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, std::uint32_t gi, doub
     if (s.traced && g.op_start < 0) g.op_start = now;
     const double done = execute(slot, s, gi, g, sm, g.ops[g.pc], now);
     if (done < 0) return;  // blocked: out of load credits, or in a barrier; resumed by its release
-    if (s.traced) trace_op(s, gi, g, std::max(done, now));
+    if (s.traced) trace_op(s, gi, g, done);
     ++g.pc;
     if (sampling_) sampler_.note_simulated_op();
     guard_.note_progress();

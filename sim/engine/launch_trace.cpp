@@ -1,6 +1,4 @@
 // LaunchSimulator::trace_op: one op of a traced CTA to EngineOptions::trace (attnsim run --trace).
-#include <algorithm>
-
 #include "sim/engine/launch_simulator.h"
 
 namespace attnsim::engine {
@@ -16,8 +14,8 @@ void LaunchSimulator<Memory>::trace_op(const CtaSlot& s, std::uint32_t group, Wa
   r.step = g.step > 0 ? g.step - 1 : 0;  // g.step counts the steps emitted so far
   r.op_index = static_cast<std::uint32_t>(g.pc);
   r.op = &op;
-  r.start = g.op_start < 0 ? done : g.op_start;
-  r.end = std::max(done, r.start);
+  r.start = g.op_start < 0 ? done : g.op_start;  // a released waiter reached its op before
+  r.end = done;
   // An async load's data (a queued cp.async's is not known yet: 0), an async MMA's commit group.
   if (op.kind == core::OpKind::kLoad && op.async && !(queue_copies_ && !op.bulk)) r.ready = g.load.done;
   if (op.kind == core::OpKind::kMma && op.async) r.ready = g.open_mma;
