@@ -114,6 +114,13 @@ TEST(Trace, EveryLaunchOfStandardFwdBwd) {
   expect_complete_timeline(w, config::load_device("h200", {}), {0, 1});
 }
 
+TEST(Trace, WarpSpecializedClusterGemms) {
+  // standard with gemm_ws on sm_90: producer and consumer groups, 1x2 clusters, multicast TMA.
+  core::Workload w = flash("standard", 1024, 128);
+  w.gemm_ws = true;
+  expect_complete_timeline(w, config::load_device("h200", {}), {0, 1, 6});
+}
+
 TEST(Trace, NothingWithoutCtasOrCallback) {
   const core::Workload w = flash("flash2", 512, 64);
   EXPECT_TRUE(trace_run(w, config::load_device("h200", {}), {}).empty());
