@@ -5,7 +5,7 @@ For each traced CTA and warp group, three lanes of bars over a window of loop st
 (loads and stores, from the cycle the group reached the op to the cycle it went on, then a light
 bar to the cycle an async load's data was in), compute (MMAs, shared-memory operand reads,
 exponentials, FP32 and other instructions; an async wgmma as a thin bar from its issue to its
-commit group's completion) and waits (async-group waits, barriers, mbarrier and
+commit group's completion; in sampled runs the skipped steps and CTAs) and waits (async-group waits, barriers, mbarrier and
 named-barrier waits). Greyscale-readable (hatches, not colours only).
 
 usage:
@@ -45,6 +45,8 @@ STYLE = {
     "mma_wait": ("wait", "waits and barriers", "0.9", ""),
     "mbar_wait": ("wait", "waits and barriers", "0.9", ""),
     "named_sync": ("wait", "waits and barriers", "0.9", ""),
+    "skipped_step": ("compute", "skipped by sim.mode: sampled", "1.0", "oo"),
+    "skipped_cta": ("compute", "skipped by sim.mode: sampled", "1.0", "oo"),
 }
 IN_FLIGHT = ("async data in flight", "0.97", "")
 ASYNC_MMA = ("async MMA (wgmma), issued to done", "0.3", "")

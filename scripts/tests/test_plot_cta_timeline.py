@@ -1,5 +1,6 @@
 """plot_cta_timeline.py on real `attnsim run --trace` tables: PNG, SVG and PDF of flash2 (one warp
-group) and flash3 (producer and consumer groups) with the figure-layout check on, the same figure
+group), flash3 (producer and consumer groups) and a sampled flash2 (skipped steps) with the
+figure-layout check on, the same figure
 from Python (attnsim.plot.cta_timeline of attnsim.cta_timeline's DataFrame), and bad input (a table
 that is not a trace, a CTA or launch not traced, steps backwards) refused with exit 1 and no file."""
 import os
@@ -14,6 +15,8 @@ SCRIPT = os.path.join(ROOT, "scripts", "plot_cta_timeline.py")
 MAGIC = {".png": b"\x89PNG", ".svg": b"<?xml", ".pdf": b"%PDF"}
 FLASH2 = ["--device", "teaching", "--kernel", "flash2", "--set", "seq=512", "--set", "head_dim=64", "--set", "heads=2"]
 FLASH3 = ["--device", "h100-sxm", "--kernel", "flash3", "--set", "seq=1024", "--set", "head_dim=128", "--set", "heads=2"]
+SAMPLED = ["--device", "h200", "--kernel", "flash2", "--set", "seq=4096", "--set", "head_dim=128", "--set", "heads=8",
+           "--set", "sim.mode=sampled", "--set", "device.sm.count=8"]
 
 
 def trace(attnsim_bin, tmp_path, args, ctas="0"):
@@ -30,7 +33,8 @@ def draw(path, out, *options):
                           timeout=300)
 
 
-@pytest.mark.parametrize("args, options", [(FLASH2, []), (FLASH3, ["--steps", "1:3"])], ids=["flash2", "flash3"])
+@pytest.mark.parametrize("args, options", [(FLASH2, []), (FLASH3, ["--steps", "1:3"]), (SAMPLED, ["--steps", "10:20"])],
+                         ids=["flash2", "flash3", "sampled"])
 def test_figures_in_every_format(attnsim_bin, tmp_path, check, args, options):
     path = trace(attnsim_bin, tmp_path, args, "0,1")
     for ext, magic in MAGIC.items():

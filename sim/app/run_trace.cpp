@@ -107,7 +107,36 @@ void check_traced_ctas(const std::vector<std::uint64_t>& ctas, const core::TileP
 void TraceCollector::add(const engine::TraceRecord& r) {
   if (launch_names_.size() <= r.launch) launch_names_.resize(r.launch + 1);
   if (launch_names_[r.launch].empty()) launch_names_[r.launch] = std::string(r.launch_name);
-  rows_.push_back(Row{r.launch, r.cta, r.step, r.sm, r.group, r.op_index, *r.op, r.start, r.end, r.ready});
+  rows_.push_back(Row{r.launch, r.cta, r.step, r.sm, r.group, r.op_index, r.op ? *r.op : core::TileOp{}, r.skipped,
+                      r.start, r.end, r.ready});
+}
+
+std::string TraceCollector::kind(const Row& r) {
+  switch (r.skipped) {
+    case engine::TraceRecord::Skipped::kStep:
+      return "skipped_step";
+    case engine::TraceRecord::Skipped::kCta:
+      return "skipped_cta";
+    case engine::TraceRecord::Skipped::kNo:
+      break;
+  }
+  return std::string(core::to_string(r.op.kind));
+}
+
+std::string TraceCollector::detail(const Row& r) {
+  switch (r.skipped) {
+    case engine::TraceRecord::Skipped::kStep:
+      return "sampled: time from the measured steps, accesses warmed";
+    case engine::TraceRecord::Skipped::kCta:
+      return "sampled: counted as its reference CTA";
+    case engine::TraceRecord::Skipped::kNo:
+      break;
+  }
+  return op_detail(r.op);
+}
+
+bool TraceCollector::memory(const Row& r) {
+  return r.skipped == engine::TraceRecord::Skipped::kNo && memory_op(r.op.kind);
 }
 
 std::string TraceCollector::tsv(double clock_ghz) const {
@@ -116,11 +145,10 @@ std::string TraceCollector::tsv(double clock_ghz) const {
         "ready_cycles\tstart_us\tend_us\n";
   const double per_us = clock_ghz * 1e3;  // cycles per µs
   for (const Row& r : rows_) {
-    const bool memory = memory_op(r.op.kind);
+    const bool mem = memory(r);
     os << r.launch << '\t' << launch_names_[r.launch] << '\t' << r.cta << '\t' << r.sm << '\t' << r.group << '\t'
-       << r.step << '\t' << r.op_index << '\t' << core::to_string(r.op.kind) << '\t'
-       << (memory ? core::to_string(r.op.tensor) : "") << '\t' << op_detail(r.op) << '\t'
-       << (memory ? r.op.bytes() : 0) << '\t' << fixed(r.start, 1) << '\t' << fixed(r.end, 1) << '\t'
+       << r.step << '\t' << r.op_index << '\t' << kind(r) << '\t' << (mem ? core::to_string(r.op.tensor) : "")
+       << '\t' << detail(r) << '\t' << (mem ? r.op.bytes() : 0) << '\t' << fixed(r.start, 1) << '\t' << fixed(r.end, 1) << '\t'
        << fixed(r.ready, 1) << '\t' << fixed(r.start / per_us, 4) << '\t' << fixed(r.end / per_us, 4) << '\n';
   }
   return os.str();
@@ -165,14 +193,14 @@ std::string TraceCollector::chrome_json(double clock_ghz, const std::string& dev
   };
   for (const Row& r : rows_) {
     const std::uint64_t tid = r.cta * 256 + r.group;
-    const std::string kind(core::to_string(r.op.kind));
-    const bool memory = memory_op(r.op.kind);
+    const std::string name = kind(r);
+    const bool mem = memory(r);
     name_once(r.launch, kProcess, std::to_string(r.launch) + " " + launch_names_[r.launch]);
     name_once(r.launch, tid,
               "CTA " + std::to_string(r.cta) + " group " + std::to_string(r.group) + " (SM " + std::to_string(r.sm) + ")");
     j.begin_object();
-    kv("name", memory ? kind + " " + std::string(core::to_string(r.op.tensor)) : kind);
-    kv("cat", kind);
+    kv("name", mem ? name + " " + std::string(core::to_string(r.op.tensor)) : name);
+    kv("cat", name);
     kv("ph", "X");
     kv("ts", r.start / per_us);
     kv("dur", (r.end - r.start) / per_us);
@@ -182,8 +210,8 @@ std::string TraceCollector::chrome_json(double clock_ghz, const std::string& dev
     j.begin_object();
     kv("step", r.step);
     kv("op", r.op_index);
-    kv("detail", op_detail(r.op));
-    if (memory && r.op.bytes()) kv("bytes", r.op.bytes());
+    kv("detail", detail(r));
+    if (mem && r.op.bytes()) kv("bytes", r.op.bytes());
     if (r.ready > 0) kv("ready_us", r.ready / per_us);
     j.end_object();
     j.end_object();

@@ -38,9 +38,13 @@ class TraceCollector {
     std::size_t launch = 0;
     std::uint64_t cta = 0, step = 0;
     std::uint32_t sm = 0, group = 0, op_index = 0;
-    core::TileOp op;
+    core::TileOp op;  // a skipped record's is empty
+    engine::TraceRecord::Skipped skipped = engine::TraceRecord::Skipped::kNo;
     double start = 0, end = 0, ready = 0;
   };
+  static std::string kind(const Row& r);
+  static std::string detail(const Row& r);
+  static bool memory(const Row& r);
   std::vector<std::string> launch_names_;  // by launch index
   std::vector<Row> rows_;
 };

@@ -33,7 +33,11 @@ struct TraceRecord {
   std::uint32_t sm = 0, group = 0;
   std::uint64_t step = 0;        // the kernel's loop step the op belongs to
   std::uint32_t op_index = 0;    // its position in the step's ops
-  const core::TileOp* op = nullptr;  // valid during the call only
+  const core::TileOp* op = nullptr;  // valid during the call only; null for a skipped record
+  // sim.mode: sampled: a loop step skipped (its time taken from the measured steps, its accesses
+  // warmed) or the whole CTA skipped (counted as its reference CTA); op is null then.
+  enum class Skipped : std::uint8_t { kNo, kStep, kCta };
+  Skipped skipped = Skipped::kNo;
   double start = 0;  // cycles from the launch's start: when the group reached the op
   double end = 0;    // when the group went on past it (a load: its last piece issued, or its data
                      // back if it blocks; a wait: what it waited for done)
@@ -50,7 +54,7 @@ struct EngineOptions {
   bool sampled = false;  // sim.mode: sampled (engine/sampler.h)
   // A timeline of the ops of the CTAs in trace_ctas (sorted; CTA indices in dispatch order, in
   // every launch that has them), one call per op in simulation order; it only observes. In
-  // sampled mode only the simulated steps' ops are reported (a CTA skipped whole has none).
+  // sampled mode a skipped step, or a CTA skipped whole, is one record without an op.
   std::function<void(const TraceRecord&)> trace;
   std::vector<std::uint64_t> trace_ctas;
 };

@@ -120,6 +120,7 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
     // oversubscribe the bandwidth slow down as timed ones would).
     const double until = std::max(now + sampler_.take_pending(slot), served);
     sampler_.set_last_span(slot, until - begin);
+    if (slots_[slot].traced) trace_skipped(slots_[slot], 0, g, until, TraceRecord::Skipped::kStep);
     return sampled_sleep(slot, until, now);
   }
   return sampled_sleep(slot, start, now);  // after skipped steps the CTA sleeps through them

@@ -114,6 +114,8 @@ void LaunchSimulator<Memory>::dispatch(std::uint32_t slot, double now) {
   s.named = {};
   s.waiting_credit = false;
   s.traced = tracing_ && std::binary_search(options_.trace_ctas.begin(), options_.trace_ctas.end(), s.cta);
+  if (s.traced)
+    for (WarpGroup& g : s.groups) g.op_start = now;  // its groups reach their first op (or skip) now
   s.credit_balance = 0;
   s.balance_t = now;
   Sm& sm = sms_[s.sm];
@@ -212,6 +214,7 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, std::uint32_t gi, doub
   WarpGroup& g = s.groups[gi];
   Sm& sm = sms_[s.sm];
   if (sampling_ && sampler_.phantom(slot)) {
+    if (s.traced) trace_skipped(s, gi, g, now, TraceRecord::Skipped::kCta);
     retire(slot, now);
     return;
   }
@@ -234,6 +237,7 @@ void LaunchSimulator<Memory>::advance(std::uint32_t slot, std::uint32_t gi, doub
         for (core::TileOp& o : g.ops)
           if (o.tensor == core::Tensor::kLocal) o.addr += static_cast<core::Bytes>(slot) * local_stride_;
       ++g.step;
+      if (s.traced && g.op_start < 0) g.op_start = now;  // the step starts (or is skipped) now
       if (sample_steps_ && sampled_step(slot, g, now)) return;
       continue;
     }

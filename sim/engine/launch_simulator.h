@@ -81,6 +81,8 @@ class LaunchSimulator {
   // launch_trace.cpp: reports op g.ops[g.pc] of the traced CTA in `s` (EngineOptions::trace),
   // which the group goes past at `done`.
   void trace_op(const CtaSlot& s, std::uint32_t group, WarpGroup& g, double done);
+  // A step of group g skipped, or the CTA skipped whole, from g.op_start to `end` (sampled).
+  void trace_skipped(const CtaSlot& s, std::uint32_t group, WarpGroup& g, double end, TraceRecord::Skipped what);
   void take_sample(double now);
   void check_progress(double now) {
     if (const char* why = guard_.check(now)) stall(why, now);

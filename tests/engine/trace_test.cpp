@@ -1,9 +1,10 @@
 // The op timeline of traced CTAs (EngineOptions::trace, `attnsim run --trace`): every op a traced
 // CTA's program emits is reported once, in program order per warp group, each starting where
-// the group left the one before (full mode); untraced CTAs report nothing; tracing changes no
-// result.
+// the group left the one before; untraced CTAs report nothing; tracing changes no result; in
+// sampled mode skipped steps and CTAs skipped whole are records of their own.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -24,6 +25,7 @@ struct Seen {
   std::uint32_t op;
   core::OpKind kind;
   double start, end;
+  TraceRecord::Skipped skipped;
 };
 
 std::vector<Seen> trace_run(const core::Workload& w, const core::DeviceSpec& d, std::vector<std::uint64_t> ctas,
@@ -32,8 +34,10 @@ std::vector<Seen> trace_run(const core::Workload& w, const core::DeviceSpec& d, 
   std::vector<Seen> seen;
   EngineOptions o;
   o.trace_ctas = std::move(ctas);
+  o.sampled = w.sim_mode == core::SimMode::kSampled;
   o.trace = [&seen](const TraceRecord& r) {
-    seen.push_back({r.launch, r.cta, r.group, r.step, r.op_index, r.op->kind, r.start, r.end});
+    seen.push_back({r.launch, r.cta, r.group, r.step, r.op_index, r.op ? r.op->kind : core::OpKind::kBarrier, r.start,
+                    r.end, r.skipped});
   };
   auto out = simulate(d, program, o);
   if (results) *results = std::move(out);
@@ -119,6 +123,46 @@ TEST(Trace, WarpSpecializedClusterGemms) {
   core::Workload w = flash("standard", 1024, 128);
   w.gemm_ws = true;
   expect_complete_timeline(w, config::load_device("h200", {}), {0, 1, 6});
+}
+
+// sim.mode: sampled: a skipped step is one record without an op, a CTA skipped whole one record;
+// with them a CTA's timeline still covers every step, each record starting where the one before
+// ended, and the simulated steps report every op of theirs.
+TEST(Trace, SampledRunsReportSkippedStepsAndCtas) {
+  core::Workload w = flash("flash2", 4096, 128);  // 64 steps per CTA: steps are skipped
+  w.heads = 8;
+  w.kv_heads = 8;
+  w.sim_mode = core::SimMode::kSampled;
+  const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "8"}});  // 16 waves: CTAs skipped whole
+  const core::TileProgram program = kernels::make_program(w, d);
+  const std::uint64_t ctas = program.launches[0]->shape().num_ctas();
+  std::vector<std::uint64_t> all(ctas);
+  for (std::uint64_t c = 0; c < ctas; ++c) all[c] = c;
+  const std::vector<Seen> seen = trace_run(w, d, all);
+  const auto want = emitted(program, 0, 0).at(0);
+  const std::uint64_t steps = std::get<0>(want.back()) + 1;
+  std::size_t whole = 0, skipped_steps = 0;
+  for (std::uint64_t c = 0; c < ctas; ++c) {
+    std::vector<Seen> got;
+    for (const Seen& s : seen)
+      if (s.cta == c) got.push_back(s);
+    ASSERT_FALSE(got.empty()) << "CTA " << c;
+    if (got[0].skipped == TraceRecord::Skipped::kCta) {
+      EXPECT_EQ(got.size(), 1u) << "CTA " << c;
+      EXPECT_LT(got[0].start, got[0].end);
+      ++whole;
+      continue;
+    }
+    std::vector<bool> step_seen(steps, false);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      step_seen.at(got[i].step) = true;
+      if (got[i].skipped == TraceRecord::Skipped::kStep) ++skipped_steps;
+      if (i > 0) EXPECT_DOUBLE_EQ(got[i].start, got[i - 1].end) << "CTA " << c << " record " << i;
+    }
+    EXPECT_EQ(std::count(step_seen.begin(), step_seen.end(), true), static_cast<long>(steps)) << "CTA " << c;
+  }
+  EXPECT_GT(whole, 0u);
+  EXPECT_GT(skipped_steps, 0u);
 }
 
 TEST(Trace, NothingWithoutCtasOrCallback) {
