@@ -89,7 +89,10 @@ int cmd_run(const Args& args, std::ostream& out) {
   } else {
     io::print_run_summary(result, device, report, kernels::block_size_rule(result.workload.kernel));
     if (!out_path.empty()) report << "wrote " << out_path << "\n";
-    if (!trace_path.empty()) report << "wrote " << trace_path << " (" << trace.size() << " ops)\n";
+    if (!trace_path.empty()) {
+      report << "wrote " << trace_path << " (" << trace.size() << " ops); where the traced CTAs' time went:\n";
+      report << trace.summary(8);
+    }
   }
   return 0;
 }

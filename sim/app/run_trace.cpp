@@ -10,6 +10,7 @@
 #include "sim/core/tile_op.h"
 #include "sim/io/json_writer.h"
 #include "sim/io/output_target.h"
+#include "sim/io/table_printer.h"
 
 namespace attnsim::app {
 
@@ -219,6 +220,63 @@ std::string TraceCollector::chrome_json(double clock_ghz, const std::string& dev
   j.end_array();
   j.end_object();
   j.finish();
+  return os.str();
+}
+
+std::string TraceCollector::summary(std::size_t lines) const {
+  // The share of a group's span per activity, in the figure's lanes' terms.
+  auto activity = [](const Row& r) -> const char* {
+    if (r.skipped != engine::TraceRecord::Skipped::kNo) return "skipped (sampled)";
+    switch (r.op.kind) {
+      case core::OpKind::kLoad:
+      case core::OpKind::kStore:
+        return "global loads/stores";
+      case core::OpKind::kMma:
+        return "MMA";
+      case core::OpKind::kSharedRead:
+      case core::OpKind::kSharedWrite:
+        return "shared memory";
+      case core::OpKind::kExp:
+        return "SFU";
+      case core::OpKind::kElementwise:
+      case core::OpKind::kIssue:
+        return "FP32/issue";
+      default:
+        return "waits (async groups, barriers)";
+    }
+  };
+  struct Group {
+    std::size_t launch;
+    std::uint64_t cta;
+    std::uint32_t group;
+    double first, last;
+    std::vector<std::pair<std::string, double>> by;
+  };
+  std::vector<Group> groups;  // in order of first appearance
+  for (const Row& r : rows_) {
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const Group& x) {
+      return x.launch == r.launch && x.cta == r.cta && x.group == r.group;
+    });
+    if (g == groups.end()) g = groups.insert(groups.end(), Group{r.launch, r.cta, r.group, r.start, r.end, {}});
+    g->first = std::min(g->first, r.start);
+    g->last = std::max(g->last, r.end);
+    const std::string a = activity(r);
+    auto b = std::find_if(g->by.begin(), g->by.end(), [&](const auto& x) { return x.first == a; });
+    if (b == g->by.end()) b = g->by.insert(g->by.end(), {a, 0.0});
+    b->second += r.end - r.start;
+  }
+  std::ostringstream os;
+  for (std::size_t i = 0; i < groups.size() && i < lines; ++i) {
+    Group& g = groups[i];
+    std::stable_sort(g.by.begin(), g.by.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    const double span = g.last - g.first;
+    os << launch_names_[g.launch] << " CTA " << g.cta << (g.group ? " group " + std::to_string(g.group) : "")
+       << ": " << io::TablePrinter::group_thousands(static_cast<std::uint64_t>(span + 0.5)) << " cycles";
+    for (const auto& [name, cycles] : g.by)
+      if (span > 0 && cycles / span >= 0.0005) os << ", " << name << " " << fixed(100.0 * cycles / span, 1) << " %";
+    os << "\n";
+  }
+  if (groups.size() > lines) os << "(" << groups.size() - lines << " more CTA groups in the file)\n";
   return os.str();
 }
 

@@ -32,6 +32,10 @@ class TraceCollector {
   std::string tsv(double clock_ghz) const;
   // The Chrome trace event format: a process per launch, a thread per (CTA, warp group).
   std::string chrome_json(double clock_ghz, const std::string& device) const;
+  // Where each traced (launch, CTA, group)'s time went: one line each (at most `lines`, then how
+  // many more), its span and the share of each kind of op, largest first. A group's rows follow
+  // one another without gaps, so the shares add up to 100 %.
+  std::string summary(std::size_t lines) const;
 
  private:
   struct Row {  // what the callback keeps: the op itself, formatted when written

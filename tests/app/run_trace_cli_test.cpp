@@ -22,10 +22,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-int cli(std::vector<std::string> argv, std::string* err = nullptr) {
+int cli(std::vector<std::string> argv, std::string* err = nullptr, std::string* out_text = nullptr) {
   std::ostringstream out, e;
   const int code = run_cli(argv, out, e);
   if (err) *err = e.str();
+  if (out_text) *out_text = out.str();
   return code;
 }
 
@@ -75,6 +76,29 @@ TEST(RunTrace, TsvHasOneRowPerOpOfTheChosenCtas) {
   }
   EXPECT_EQ(ctas, (std::set<std::string>{"1", "3"}));
   for (const char* k : {"load", "mma", "exp", "store"}) EXPECT_TRUE(kinds.count(k)) << k;
+  fs::remove_all(p.parent_path());
+}
+
+TEST(RunTrace, ReportSaysWhereEachCtasTimeWent) {
+  const fs::path p = temp("s.tsv");
+  std::string err, out;
+  ASSERT_EQ(cli(run_args(p.string(), "0,2"), &err, &out), 0) << err;
+  EXPECT_NE(out.find("where the traced CTAs' time went:\n"), std::string::npos) << out;
+  for (const char* cta : {"CTA 0: ", "CTA 2: "}) {
+    const std::size_t at = out.find(std::string("flash2_fwd ") + cta);
+    ASSERT_NE(at, std::string::npos) << out;
+    const std::string line = out.substr(at, out.find('\n', at) - at);
+    // "...: 12,345 cycles, global loads/stores 40.1 %, MMA 30.0 %, ...": the shares add up to 100 %.
+    double sum = 0;
+    std::size_t pos = line.find(" cycles");
+    ASSERT_NE(pos, std::string::npos) << line;
+    for (std::size_t pct; (pct = line.find(" %", pos)) != std::string::npos; pos = pct + 2) {
+      const std::size_t space = line.rfind(' ', pct - 1);
+      sum += std::stod(line.substr(space + 1, pct - space - 1));
+    }
+    EXPECT_NEAR(sum, 100.0, 0.5) << line;
+    EXPECT_NE(line.find("MMA "), std::string::npos) << line;
+  }
   fs::remove_all(p.parent_path());
 }
 
