@@ -112,28 +112,28 @@ void TraceCollector::add(const engine::TraceRecord& r) {
                       r.start, r.end, r.ready});
 }
 
+namespace {
+// The kind and detail of a skipped record, by TraceRecord::Skipped (kNo: none).
+struct SkippedText {
+  const char* kind;
+  const char* detail;
+};
+constexpr SkippedText kSkippedText[] = {
+    {nullptr, nullptr},
+    {"skipped_step", "sampled: time from the measured steps, accesses warmed"},
+    {"skipped_cta", "sampled: counted as its reference CTA"},
+};
+const SkippedText& skipped_text(engine::TraceRecord::Skipped s) { return kSkippedText[static_cast<int>(s)]; }
+}  // namespace
+
 std::string TraceCollector::kind(const Row& r) {
-  switch (r.skipped) {
-    case engine::TraceRecord::Skipped::kStep:
-      return "skipped_step";
-    case engine::TraceRecord::Skipped::kCta:
-      return "skipped_cta";
-    case engine::TraceRecord::Skipped::kNo:
-      break;
-  }
-  return std::string(core::to_string(r.op.kind));
+  const char* k = skipped_text(r.skipped).kind;
+  return k ? std::string(k) : std::string(core::to_string(r.op.kind));
 }
 
 std::string TraceCollector::detail(const Row& r) {
-  switch (r.skipped) {
-    case engine::TraceRecord::Skipped::kStep:
-      return "sampled: time from the measured steps, accesses warmed";
-    case engine::TraceRecord::Skipped::kCta:
-      return "sampled: counted as its reference CTA";
-    case engine::TraceRecord::Skipped::kNo:
-      break;
-  }
-  return op_detail(r.op);
+  const char* d = skipped_text(r.skipped).detail;
+  return d ? std::string(d) : op_detail(r.op);
 }
 
 bool TraceCollector::memory(const Row& r) {
