@@ -48,12 +48,6 @@ struct Barriers {
 
 constexpr std::uint64_t kWarpGroupThreads = 128;
 
-TileOp with_barrier(OpKind kind, std::uint8_t barrier, std::uint64_t count = 0, std::uint32_t tx = 0) {
-  TileOp o = L::count_op(kind, count);
-  o.barrier = barrier;
-  o.tx_bytes = tx;
-  return o;
-}
 
 // One tile's op streams, per warp group: the producer (group 0) issues the TMA copies of Q and of
 // K_j, V_j into `stages` ring buffers (mbarriers with transaction bytes, waiting for the
@@ -69,8 +63,8 @@ class TileStreams {
   // The producer's step jj (0 .. blocks - 1): the copies it issues for K/V block jj.
   void producer(std::uint64_t jj, std::vector<TileOp>& out) const {
     if (jj == 0) {
-      const TileOp q = bulk(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh_, row0_, r_, true), b_.q_full());
-      out.push_back(with_barrier(OpKind::kMbarArrive, b_.q_full(), 1, static_cast<std::uint32_t>(q.bytes())));
+      const TileOp q = L::bulk(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh_, row0_, r_, true), b_.q_full());
+      out.push_back(L::barrier_op(OpKind::kMbarArrive, b_.q_full(), 1, static_cast<std::uint32_t>(q.bytes())));
       out.push_back(q);
     }
     // FA-3's order with intra-warp-group overlap: K_0, then K_{j+1} before V_j (V is needed one
@@ -91,18 +85,18 @@ class TileStreams {
     const bool pp = s_.pingpong && wgs > 1;
     const std::uint64_t pair = 2 * kWarpGroupThreads;  // bar.sync of this group and the one before it
     if (jj == 0) {
-      out.push_back(with_barrier(OpKind::kMbarWait, b_.q_full(), 0));
-      if (pp && w == 0) out.push_back(with_barrier(OpKind::kNamedArrive, b_.turn(0), pair));  // the first turn
+      out.push_back(L::barrier_op(OpKind::kMbarWait, b_.q_full(), 0));
+      if (pp && w == 0) out.push_back(L::barrier_op(OpKind::kNamedArrive, b_.turn(0), pair));  // the first turn
     }
     auto sync_turn = [&] {
-      if (pp) out.push_back(with_barrier(OpKind::kNamedSync, b_.turn(w), pair));
+      if (pp) out.push_back(L::barrier_op(OpKind::kNamedSync, b_.turn(w), pair));
     };
     auto pass_turn = [&] {
-      if (pp) out.push_back(with_barrier(OpKind::kNamedArrive, b_.turn((w + 1) % wgs), pair));
+      if (pp) out.push_back(L::barrier_op(OpKind::kNamedArrive, b_.turn((w + 1) % wgs), pair));
     };
     // With ping-pong only the first group waits for the buffers: the others issue after it.
     auto wait_full = [&](std::uint8_t bar, std::uint64_t j) {
-      if (!pp || w == 0) out.push_back(with_barrier(OpKind::kMbarWait, bar, j / s_.stages));
+      if (!pp || w == 0) out.push_back(L::barrier_op(OpKind::kMbarWait, bar, j / s_.stages));
     };
     auto gemm = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {
       TileOp o = L::mma(mm, nn, kk);
@@ -112,7 +106,7 @@ class TileStreams {
       out.push_back(L::simple(OpKind::kMmaCommit));
     };
     auto mma_wait = [&](std::uint64_t pending) { out.push_back(L::count_op(OpKind::kMmaWait, pending)); };
-    auto release = [&](std::uint8_t bar) { out.push_back(with_barrier(OpKind::kMbarArrive, bar, 1)); };
+    auto release = [&](std::uint8_t bar) { out.push_back(L::barrier_op(OpKind::kMbarArrive, bar, 1)); };
     auto softmax = [&](std::uint64_t j) {
       // Online softmax of the block, counted as flash2 does (scale, max, subtract; an exp per
       // score and one per row for the rescale factor); the causal diagonal and a ragged last
@@ -148,7 +142,7 @@ class TileStreams {
         rescale();
       }
       if (jj + 1 < n_) return;
-      out.push_back(with_barrier(OpKind::kMbarWait, b_.v_full((n_ - 1) % st), (n_ - 1) / st));
+      out.push_back(L::barrier_op(OpKind::kMbarWait, b_.v_full((n_ - 1) % st), (n_ - 1) / st));
       gemm(m, d, bn);
       mma_wait(0);
       release(b_.v_empty((n_ - 1) % st));
@@ -161,7 +155,7 @@ class TileStreams {
       release(b_.k_empty(jj % st));
       softmax(jj);
       if (jj > 0) rescale();
-      out.push_back(with_barrier(OpKind::kMbarWait, b_.v_full(jj % st), jj / st));
+      out.push_back(L::barrier_op(OpKind::kMbarWait, b_.v_full(jj % st), jj / st));
       gemm(m, d, bn);
       mma_wait(0);
       release(b_.v_empty(jj % st));
@@ -171,7 +165,7 @@ class TileStreams {
     // after the consumers' barrier the first one stores the tile by TMA; each stores its LSE rows.
     rescale();
     out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kO, m, d * s_.out_bytes));
-    out.push_back(with_barrier(OpKind::kNamedSync, b_.epilogue(), wgs * kWarpGroupThreads));
+    out.push_back(L::barrier_op(OpKind::kNamedSync, b_.epilogue(), wgs * kWarpGroupThreads));
     if (w == 0)
       out.push_back(L::tile(OpKind::kStore, Tensor::kO, bh_, s_.seq_q, d, s_.out_bytes, row0_, r_, 0, d));
     const std::uint64_t lo = std::min(r_, w * m), hi = std::min(r_, lo + m);
@@ -181,19 +175,13 @@ class TileStreams {
  private:
   std::uint64_t n_block(std::uint64_t jj) const { return n_ - 1 - jj; }
   std::uint64_t cols(std::uint64_t jj) const { return std::min(s_.block_n, s_.seq_kv - n_block(jj) * s_.block_n); }
-  static TileOp bulk(TileOp op, std::uint8_t barrier) {
-    op.bulk = true;
-    op.async = true;
-    op.barrier = barrier;
-    return op;
-  }
   // Waits until every consumer released the buffer's previous use, then expects and loads.
   void load_k(std::uint64_t jj, std::vector<TileOp>& out) const {
     const std::uint64_t s = jj % s_.stages, use = jj / s_.stages;
-    if (use > 0) out.push_back(with_barrier(OpKind::kMbarWait, b_.k_empty(s), use - 1));
-    const TileOp k = bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh_, n_block(jj) * s_.block_n, cols(jj), true),
+    if (use > 0) out.push_back(L::barrier_op(OpKind::kMbarWait, b_.k_empty(s), use - 1));
+    const TileOp k = L::bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh_, n_block(jj) * s_.block_n, cols(jj), true),
                           b_.k_full(s));
-    out.push_back(with_barrier(OpKind::kMbarArrive, b_.k_full(s), 1, static_cast<std::uint32_t>(k.bytes())));
+    out.push_back(L::barrier_op(OpKind::kMbarArrive, b_.k_full(s), 1, static_cast<std::uint32_t>(k.bytes())));
     out.push_back(k);
   }
   // FP8 (e4m3, V row-major): the producer warp group loads V into a staging buffer and transposes
@@ -201,18 +189,18 @@ class TileStreams {
   // before it marks V full.
   void load_v(std::uint64_t jj, std::vector<TileOp>& out) const {
     const std::uint64_t s = jj % s_.stages, use = jj / s_.stages;
-    if (use > 0) out.push_back(with_barrier(OpKind::kMbarWait, b_.v_empty(s), use - 1));
+    if (use > 0) out.push_back(L::barrier_op(OpKind::kMbarWait, b_.v_empty(s), use - 1));
     const std::uint8_t land = s_.transpose_v ? b_.vt_full(s) : b_.v_full(s);
     const TileOp v =
-        bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh_, n_block(jj) * s_.block_n, cols(jj), true), land);
-    out.push_back(with_barrier(OpKind::kMbarArrive, land, 1, static_cast<std::uint32_t>(v.bytes())));
+        L::bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh_, n_block(jj) * s_.block_n, cols(jj), true), land);
+    out.push_back(L::barrier_op(OpKind::kMbarArrive, land, 1, static_cast<std::uint32_t>(v.bytes())));
     out.push_back(v);
     if (!s_.transpose_v) return;
-    out.push_back(with_barrier(OpKind::kMbarWait, land, use));
+    out.push_back(L::barrier_op(OpKind::kMbarWait, land, use));
     const core::Bytes row = s_.head_dim * s_.value_bytes;
     out.push_back(L::shared(OpKind::kSharedRead, Tensor::kV, s_.block_n, row));
     out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kV, s_.block_n, row));
-    out.push_back(with_barrier(OpKind::kMbarArrive, b_.v_full(s), 1));
+    out.push_back(L::barrier_op(OpKind::kMbarArrive, b_.v_full(s), 1));
   }
 
   const Flash3Schedule& s_;

@@ -23,19 +23,6 @@ using L = TensorLayout;
 constexpr std::uint64_t kWarpGroupThreads = 128, kWarpThreads = 32;
 constexpr core::Bytes kF32 = 4;
 
-TileOp with_barrier(OpKind kind, std::uint8_t barrier, std::uint64_t count = 0, std::uint32_t tx = 0) {
-  TileOp o = L::count_op(kind, count);
-  o.barrier = barrier;
-  o.tx_bytes = tx;
-  return o;
-}
-
-TileOp bulk(TileOp op, std::uint8_t barrier) {
-  op.bulk = true;
-  op.async = true;
-  op.barrier = barrier;
-  return op;
-}
 
 // The backward's geometry of a resolved workload: block_m / block_n are the backward's tile.
 struct Geometry {
@@ -193,28 +180,28 @@ class Flash3Bwd : public core::KernelLaunch {
                 std::vector<TileOp>& out) const {
     auto load_q = [&](std::uint64_t i) {
       const std::uint64_t s = i % b_.q_stages, use = i / b_.q_stages, m = m0 + i;
-      if (use > 0) out.push_back(with_barrier(OpKind::kMbarWait, b_.q_empty(s), use - 1));
-      const TileOp q = bulk(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, m * g_.bm, g_.rows(m), true), b_.q_full(s));
-      const TileOp lse = bulk(g_.stat_block(OpKind::kLoad, Tensor::kLse, bh, m, true), b_.q_full(s));
-      out.push_back(with_barrier(OpKind::kMbarArrive, b_.q_full(s), 1, static_cast<std::uint32_t>(q.bytes() + lse.bytes())));
+      if (use > 0) out.push_back(L::barrier_op(OpKind::kMbarWait, b_.q_empty(s), use - 1));
+      const TileOp q = L::bulk(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, m * g_.bm, g_.rows(m), true), b_.q_full(s));
+      const TileOp lse = L::bulk(g_.stat_block(OpKind::kLoad, Tensor::kLse, bh, m, true), b_.q_full(s));
+      out.push_back(L::barrier_op(OpKind::kMbarArrive, b_.q_full(s), 1, static_cast<std::uint32_t>(q.bytes() + lse.bytes())));
       out.push_back(q);
       out.push_back(lse);
     };
     auto load_do = [&](std::uint64_t i) {
       const std::uint64_t s = i % b_.do_stages, use = i / b_.do_stages, m = m0 + i;
-      if (use > 0) out.push_back(with_barrier(OpKind::kMbarWait, b_.do_empty(s), use - 1));
-      const TileOp dout = bulk(layout_.q_rows(OpKind::kLoad, Tensor::kDO, bh, m * g_.bm, g_.rows(m), true), b_.do_full(s));
-      const TileOp dpsum = bulk(g_.stat_block(OpKind::kLoad, Tensor::kDelta, bh, m), b_.do_full(s));
-      out.push_back(with_barrier(OpKind::kMbarArrive, b_.do_full(s), 1,
+      if (use > 0) out.push_back(L::barrier_op(OpKind::kMbarWait, b_.do_empty(s), use - 1));
+      const TileOp dout = L::bulk(layout_.q_rows(OpKind::kLoad, Tensor::kDO, bh, m * g_.bm, g_.rows(m), true), b_.do_full(s));
+      const TileOp dpsum = L::bulk(g_.stat_block(OpKind::kLoad, Tensor::kDelta, bh, m), b_.do_full(s));
+      out.push_back(L::barrier_op(OpKind::kMbarArrive, b_.do_full(s), 1,
                                  static_cast<std::uint32_t>(dout.bytes() + dpsum.bytes())));
       out.push_back(dout);
       out.push_back(dpsum);
     };
     if (i == 0) {
       load_q(0);
-      const TileOp k = bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, n * g_.bn, g_.cols(n), true), b_.kv_full());
-      const TileOp v = bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, n * g_.bn, g_.cols(n), true), b_.kv_full());
-      out.push_back(with_barrier(OpKind::kMbarArrive, b_.kv_full(), 1, static_cast<std::uint32_t>(k.bytes() + v.bytes())));
+      const TileOp k = L::bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, n * g_.bn, g_.cols(n), true), b_.kv_full());
+      const TileOp v = L::bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, n * g_.bn, g_.cols(n), true), b_.kv_full());
+      out.push_back(L::barrier_op(OpKind::kMbarArrive, b_.kv_full(), 1, static_cast<std::uint32_t>(k.bytes() + v.bytes())));
       out.push_back(k);
       out.push_back(v);
     }
@@ -229,12 +216,12 @@ class Flash3Bwd : public core::KernelLaunch {
                  std::vector<TileOp>& out) const {
     const std::uint64_t pair = kWarpGroupThreads + kWarpThreads, wgs = t_.warpgroups;
     if (i == 0)
-      for (std::uint64_t w = 0; w < wgs; ++w) out.push_back(with_barrier(OpKind::kNamedArrive, b_.dq_empty(w), pair));
+      for (std::uint64_t w = 0; w < wgs; ++w) out.push_back(L::barrier_op(OpKind::kNamedArrive, b_.dq_empty(w), pair));
     if (i >= count) return;
     for (std::uint64_t w = 0; w < wgs; ++w) {
-      out.push_back(with_barrier(OpKind::kNamedSync, b_.dq_full(w), pair));
+      out.push_back(L::barrier_op(OpKind::kNamedSync, b_.dq_full(w), pair));
       out.push_back(g_.dq_accum(OpKind::kStore, bh, m0 + i, w, wgs));
-      if (i + 1 < count) out.push_back(with_barrier(OpKind::kNamedArrive, b_.dq_empty(w), pair));
+      if (i + 1 < count) out.push_back(L::barrier_op(OpKind::kNamedArrive, b_.dq_empty(w), pair));
     }
   }
 
@@ -250,16 +237,16 @@ class Flash3Bwd : public core::KernelLaunch {
       out.push_back(L::simple(OpKind::kMmaCommit));
     };
     auto mma_wait = [&](std::uint64_t pending) { out.push_back(L::count_op(OpKind::kMmaWait, pending)); };
-    if (i == 0) out.push_back(with_barrier(OpKind::kMbarWait, b_.kv_full(), 0));
+    if (i == 0) out.push_back(L::barrier_op(OpKind::kMbarWait, b_.kv_full(), 0));
     // Masked blocks: the causal diagonal (SeparateMaskingIterations for d <= 64 masks only those;
     // the others run the same mask code) and a ragged last key or query block.
     const std::uint64_t col0 = n * g_.bn, off = g_.nkv - g_.nq;
     if (i < count) {
       const std::uint64_t m = m0 + i, qs = i % b_.q_stages, ds = i % b_.do_stages;
       const bool masked = g_.cols(n) < g_.bn || g_.rows(m) < bm || (g_.causal && col0 + g_.bn > m * bm + off + 1);
-      out.push_back(with_barrier(OpKind::kMbarWait, b_.q_full(qs), i / b_.q_stages));
+      out.push_back(L::barrier_op(OpKind::kMbarWait, b_.q_full(qs), i / b_.q_stages));
       gemm(keys, bm, d);  // Sᵀ = K Qᵀ (SdP_swapAB)
-      out.push_back(with_barrier(OpKind::kMbarWait, b_.do_full(ds), i / b_.do_stages));
+      out.push_back(L::barrier_op(OpKind::kMbarWait, b_.do_full(ds), i / b_.do_stages));
       gemm(keys, bm, d);  // dPᵀ = V dOᵀ
       mma_wait(1);
       out.push_back(L::count_op(OpKind::kElementwise, (masked ? 2 : 1) * e));  // S·scale - LSE (and mask)
@@ -269,17 +256,17 @@ class Flash3Bwd : public core::KernelLaunch {
       if (!t_.dkv_rs()) out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kP, keys, bm * g_.v));
       out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kDS, keys, bm * g_.v));
       gemm(keys, d, bm);  // dV += Pᵀ dO
-      out.push_back(with_barrier(OpKind::kNamedSync, b_.pds(), all));
+      out.push_back(L::barrier_op(OpKind::kNamedSync, b_.pds(), all));
       gemm(bm, d / wgs, g_.bn);  // dQ = dS K, this group's share
       mma_wait(1);
-      out.push_back(with_barrier(OpKind::kMbarArrive, b_.do_empty(ds), 1));
+      out.push_back(L::barrier_op(OpKind::kMbarArrive, b_.do_empty(ds), 1));
       gemm(keys, d, bm);  // dK += dSᵀ Q
       mma_wait(1);
-      out.push_back(with_barrier(OpKind::kNamedSync, b_.dq_empty(w), pair));
+      out.push_back(L::barrier_op(OpKind::kNamedSync, b_.dq_empty(w), pair));
       out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kDQAccum, bm, d / wgs * kF32));
-      out.push_back(with_barrier(OpKind::kNamedArrive, b_.dq_full(w), pair));
+      out.push_back(L::barrier_op(OpKind::kNamedArrive, b_.dq_full(w), pair));
       mma_wait(0);
-      out.push_back(with_barrier(OpKind::kMbarArrive, b_.q_empty(qs), 1));
+      out.push_back(L::barrier_op(OpKind::kMbarArrive, b_.q_empty(qs), 1));
     }
     if (i + 1 < count) return;
     // Epilogue: dK scaled by the softmax scale; dK, dV through shared memory, stored by TMA (MHA)
@@ -288,7 +275,7 @@ class Flash3Bwd : public core::KernelLaunch {
     const core::Bytes row = d * (g_.gqa ? kF32 : g_.v);
     out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kDV, keys, row));
     out.push_back(L::shared(OpKind::kSharedWrite, Tensor::kDK, keys, row));
-    out.push_back(with_barrier(OpKind::kNamedSync, b_.epilogue(), all));
+    out.push_back(L::barrier_op(OpKind::kNamedSync, b_.epilogue(), all));
     if (w != 0) return;
     for (Tensor t : {Tensor::kDV, Tensor::kDK}) {
       if (g_.gqa) out.push_back(g_.kv_accum(OpKind::kStore, t, layout_.kv_matrix(bh), n));

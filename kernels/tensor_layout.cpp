@@ -74,6 +74,20 @@ TileOp TensorLayout::simple(OpKind kind) {
   return op;
 }
 
+TileOp TensorLayout::barrier_op(OpKind kind, std::uint8_t barrier, std::uint64_t count, std::uint32_t tx) {
+  TileOp op = count_op(kind, count);
+  op.barrier = barrier;
+  op.tx_bytes = tx;
+  return op;
+}
+
+TileOp TensorLayout::bulk(TileOp op, std::uint8_t barrier) {
+  op.bulk = true;
+  op.async = true;
+  op.barrier = barrier;
+  return op;
+}
+
 TileOp TensorLayout::shared(OpKind kind, Tensor t, std::uint64_t rows, Bytes row_bytes, core::SmemPattern pattern) {
   TileOp op;
   op.kind = kind;

@@ -43,6 +43,12 @@ class TensorLayout {
   static core::TileOp mma(std::uint64_t m, std::uint64_t n, std::uint64_t k);
   static core::TileOp count_op(core::OpKind kind, std::uint64_t count);  // kExp, kElementwise, kWait
   static core::TileOp simple(core::OpKind kind);                          // kBarrier, kCommit
+  // An mbarrier op (kMbarArrive, kMbarWait, kNamedArrive, kNamedSync) on barrier `barrier`: its
+  // arrival count, phase or thread count, and for an arrive the transaction bytes it expects.
+  static core::TileOp barrier_op(core::OpKind kind, std::uint8_t barrier, std::uint64_t count = 0,
+                                 std::uint32_t tx = 0);
+  // `op` as a TMA bulk copy (async, not under the load credits) completing on mbarrier `barrier`.
+  static core::TileOp bulk(core::TileOp op, std::uint8_t barrier);
   static core::TileOp shared(core::OpKind kind, core::Tensor t, std::uint64_t rows, core::Bytes row_bytes,
                              core::SmemPattern pattern = core::SmemPattern::kSwizzled);
 
