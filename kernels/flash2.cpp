@@ -7,6 +7,7 @@
 #include "kernels/factories.h"
 #include "kernels/kernel_defaults.h"
 #include "kernels/tensor_layout.h"
+#include "sim/core/errors.h"
 
 namespace attnsim::kernels {
 
@@ -82,7 +83,7 @@ class Flash2Fwd : public core::KernelLaunch {
  public:
   Flash2Fwd(const core::Workload& w, core::MmaFlavour flavour)
       : w_(w), layout_(w), t_r_(core::ceil_div(w.seq_q, w.block_m)), flavour_(flavour),
-        groups_(triton_warp_groups(w, flavour)) {}
+        groups_(triton_warp_groups(w, flavour)), tma_(w.tma == 1) {}
   std::string name() const override { return "flash2_fwd"; }
   core::LaunchShape shape() const override {
     core::LaunchShape s = attention_shape(w_, t_r_);
@@ -92,6 +93,11 @@ class Flash2Fwd : public core::KernelLaunch {
   std::vector<core::WarpGroupSpec> warp_groups() const override {
     return std::vector<core::WarpGroupSpec>(groups_, core::WarpGroupSpec{core::WarpRole::kAll,
                                                                          static_cast<std::uint32_t>(w_.warps / groups_), 0});
+  }
+  // With TMA: barrier 0 is Q's, 1 + s the K/V buffer of stage s; one arrival (with the copies'
+  // transaction bytes) completes a phase.
+  std::vector<std::uint32_t> mbarriers() const override {
+    return tma_ ? std::vector<std::uint32_t>(1 + w_.stages, 1) : std::vector<std::uint32_t>{};
   }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const override {
     return emit(cta, 0, step, out);
@@ -209,6 +215,41 @@ class Flash2Fwd : public core::KernelLaunch {
         softmax_pv(j);
         return true;
       }
+    } else if (tma_) {
+      // Triton's TMA path (the tutorial's _attn_fwd_tma: tensor-descriptor loads, which its
+      // software pipeliner turns into TMA copies into a ring of num_stages buffers, each with an
+      // mbarrier expecting the copies' bytes). One thread issues each copy (group 0 here): the
+      // whole Q tile, then K_j and V_j `stages` - 1 blocks ahead of the one being computed; every
+      // group waits on the buffer's barrier. The copies are not under the load credits. The CTA
+      // barrier that ends a step keeps a buffer from being refilled before every group read it.
+      auto tma_block = [&](std::uint64_t j) {
+        const std::uint64_t c = rows_of(j);
+        const auto bar = static_cast<std::uint8_t>(1 + j % w_.stages);
+        const TileOp k = L::bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kK, bh, j * w_.block_n, c, true), bar);
+        const TileOp v = L::bulk(layout_.kv_rows(OpKind::kLoad, Tensor::kV, bh, j * w_.block_n, c, true), bar);
+        out.push_back(L::barrier_op(OpKind::kMbarArrive, bar, 1, static_cast<std::uint32_t>(k.bytes() + v.bytes())));
+        out.push_back(k);
+        out.push_back(v);
+      };
+      if (step == 0) {
+        if (group == 0) {
+          const TileOp q = L::bulk(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, cta_row0, cta_r, true), 0);
+          out.push_back(L::barrier_op(OpKind::kMbarArrive, 0, 1, static_cast<std::uint32_t>(q.bytes())));
+          out.push_back(q);
+          for (std::uint64_t j = 0; j < std::min(pre, blocks); ++j) tma_block(j);
+        }
+        out.push_back(L::barrier_op(OpKind::kMbarWait, 0, 0));
+        return true;
+      }
+      if (step <= blocks) {
+        const std::uint64_t j = step - 1;
+        if (group == 0 && j + pre < blocks) tma_block(j + pre);
+        out.push_back(L::barrier_op(OpKind::kMbarWait, static_cast<std::uint8_t>(1 + j % w_.stages), j / w_.stages));
+        scores(j);
+        softmax_pv(j);
+        out.push_back(L::simple(OpKind::kBarrier));
+        return true;
+      }
     } else {
       // `stages` - 1 K/V blocks in flight ahead of the one being computed (cp.async groups; Triton's
       // software pipeliner with num_stages = stages).
@@ -253,6 +294,7 @@ class Flash2Fwd : public core::KernelLaunch {
   std::uint64_t t_r_;
   core::MmaFlavour flavour_;
   std::uint32_t groups_;  // warp groups per CTA (triton_warp_groups)
+  bool tma_;              // impl triton: loads by TMA (Workload::tma)
 };
 
 // Per query block: Delta = rowsum(dO ∘ O); zero the fp32 dQ accumulator.
@@ -533,6 +575,19 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
   }
   KernelDefaults::check_smem(w.smem_per_cta, device, "smem_per_cta", what);
   if (w.pass == core::Pass::kFwdBwd) resolve_backward(w, device);
+  // impl triton: the tutorial's block-pointer kernel (cp.async) unless `tma` asks for its
+  // tensor-descriptor kernel, which needs TMA (compute capability 9.0 or later; docs/kernels.md
+  // says why cp.async stays the default); FA-2's CUDA kernel always copies with cp.async.
+  const bool has_tma = device.compute_capability >= 90;
+  if (w.impl == core::KernelImpl::kTriton && w.tma < 0) w.tma = 0;
+  if (w.tma == 1 && w.impl != core::KernelImpl::kTriton)
+    throw core::ConfigError(core::ConfigProblem{
+        "", 0, "tma", "FA-2's CUDA kernel (impl: fa2) copies K and V with cp.async; TMA loads are impl: triton's"});
+  if (w.tma == 1 && !has_tma)
+    throw core::ConfigError(core::ConfigProblem{
+        "", 0, "tma", "needs a device with TMA (compute capability 9.0 or later; this one has " +
+                          std::to_string(device.compute_capability / 10) + "." +
+                          std::to_string(device.compute_capability % 10) + ")"});
   if (w.regs_per_thread == 0)
     w.regs_per_thread = KernelDefaults::attention_regs(w.block_m, w.block_n, w.head_dim, w.warps * 32, device);
   return w;

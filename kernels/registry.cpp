@@ -125,6 +125,17 @@ void flash2_grid(std::vector<core::Workload>& out) {
     w.pass = causal ? core::Pass::kFwdBwd : core::Pass::kFwd;
     out.push_back(w);
   }
+  // impl triton's TMA kernel (on devices with TMA), one and two warp groups (wgmma: 128-row
+  // tiles, 100 valid rows).
+  for (std::uint32_t warps : {4u, 8u}) {
+    core::Workload w = out[first];
+    w.impl = core::KernelImpl::kTriton;
+    w.tma = 1;
+    w.block_m = 128;
+    w.warps = warps;
+    w.stages = 3;
+    out.push_back(w);
+  }
 }
 // flash3: fp16 and fp8, causal and not, MHA and GQA, 1 to 3 consumer warp groups (ping-pong on
 // and off), partial blocks (100 rows and keys over 64-row warp groups and 32-key blocks).
@@ -191,7 +202,7 @@ const std::vector<KernelEntry>& kernel_registry() {
       {"flash1", &make_flash1, "FlashAttention Algorithm 1: outer loop over K/V blocks", &core::flash1_traffic,
        &run_functional, &flash1_grid, {ATTENTION_KEYS, "sram_bytes"}, false, false, {"flash1"}},
       {"flash2", &make_flash2, "FlashAttention-2: one CTA per (batch, head, query block)", &core::flash2_traffic,
-       &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes", "impl"}, true, false,
+       &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes", "impl", "tma"}, true, false,
        {"flash2", "sdpa_flash", "triton", "triton_flash"},
        // PyTorch's decode rows run flash_fwd_kernel with one query block per (batch, head), no
        // split-KV: the flash2 schedule with seq_q = 1. flash_decode is the fallback for sweeps
@@ -277,6 +288,9 @@ std::vector<core::Workload> check_grid(const core::DeviceSpec& device) {
   std::vector<core::Workload> out;
   for (const auto& e : kernel_registry())
     if (e.check_grid && runs_on(e, device)) e.check_grid(out);
+  // TMA copies (flash2 impl triton's `tma`) need compute capability 9.0.
+  const bool tma = device.kind == core::DeviceKind::kGpu && device.compute_capability >= 90;
+  if (!tma) std::erase_if(out, [](const core::Workload& w) { return w.tma == 1; });
   return out;
 }
 

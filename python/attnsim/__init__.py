@@ -440,6 +440,7 @@ _KEY_DOC = {
     "consumer_warpgroups": ("", "flash3's consumer warp groups of 64 query rows (block_m = 64 x it)"),
     "pingpong": ("", "flash3: named-barrier ping-pong of the consumer warp groups' GEMMs (-1: FA-3's choice)"),
     "intrawg_overlap": ("", "flash3: softmax of block j under the QK^T of block j+1 (-1: FA-3's choice)"),
+    "tma": ("", "flash2 impl triton: Q/K/V by TMA descriptors (1) or cp.async (0, the default); -1: not set"),
     "sram_bytes": ("bytes", "on-chip memory M of the Flash papers' block sizes (0: the device's)"),
     "functional": ("", "also execute the schedule on numbers (functional max_rel_error)"),
     "seed": ("", "random seed of functional mode"),

@@ -130,7 +130,7 @@ std::vector<CheckPoint> sweep_points(const std::string& file) {
 std::string label(const core::Workload& w) {
   std::ostringstream s;
   // Tiles the kernel picks itself (0) print as "auto"; a dtype other than fp16, a split count set
-  // (flash_decode), an impl other than fa2 and a packed qkv are named, so that no two rows of the
+  // (flash_decode), an impl other than fa2 (with TMA: its warps) and a packed qkv are named, so that no two rows of the
   // grid read the same.
   auto tile = [](std::uint64_t b) { return b ? std::to_string(b) : std::string("auto"); };
   s << w.kernel << " B" << w.batch << " H" << w.heads << "/" << w.kv_heads << " N" << w.seq_q << "x" << w.seq_kv
@@ -139,6 +139,7 @@ std::string label(const core::Workload& w) {
   if (w.dtype != core::DType::kFp16) s << " " << core::to_string(w.dtype);
   if (w.num_splits) s << " splits" << w.num_splits;
   if (w.impl != core::KernelImpl::kFa2) s << " " << core::to_string(w.impl);
+  if (w.tma == 1) s << " tma " << w.warps << " warps";
   if (w.qkv_packed) s << " qkv_packed";
   s << (w.causal ? " causal" : "") << (w.pass == core::Pass::kFwdBwd ? " fwdbwd" : "");
   if (w.page_size > 0) s << " page" << w.page_size << " " << core::to_string(w.page_placement);

@@ -215,10 +215,11 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
     m.check(reads_key("consumer_warpgroups"), "consumer_warpgroups",
             "is not read by kernel '" + w.kernel + "'");
   }
-  for (const char* key : {"pingpong", "intrawg_overlap"}) {
+  for (const char* key : {"pingpong", "intrawg_overlap", "tma"}) {
     bool on = false;
     if (!m.boolean(key, on)) continue;
-    (std::string_view(key) == "pingpong" ? w.pingpong : w.intrawg_overlap) = on ? 1 : 0;
+    const std::string_view k(key);
+    (k == "pingpong" ? w.pingpong : k == "intrawg_overlap" ? w.intrawg_overlap : w.tma) = on ? 1 : 0;
     m.check(reads_key(key), key, "is not read by kernel '" + w.kernel + "'");
   }
   if (m.bytes("sram_bytes", w.sram_bytes)) m.require(w.sram_bytes > 0, "sram_bytes", "must be positive");
@@ -402,6 +403,7 @@ std::string workload_to_yaml(const core::Workload& w) {
   opt("consumer_warpgroups", w.consumer_warpgroups);
   if (w.pingpong >= 0) o << "pingpong: " << (w.pingpong ? "true" : "false") << "\n";
   if (w.intrawg_overlap >= 0) o << "intrawg_overlap: " << (w.intrawg_overlap ? "true" : "false") << "\n";
+  if (w.tma >= 0) o << "tma: " << (w.tma ? "true" : "false") << "\n";
   opt("sram_bytes", w.sram_bytes);
   opt("working_set_bytes", w.working_set_bytes);
   opt("loads", w.loads);

@@ -86,6 +86,10 @@ struct Workload {
   std::uint32_t consumer_warpgroups = 0;
   std::int8_t pingpong = -1;           // named-barrier ping-pong of the consumer warp groups' GEMMs
   std::int8_t intrawg_overlap = -1;    // softmax of block j overlaps the QK^T GEMM of block j+1
+  // flash2 impl triton: Q, K, V loaded by TMA tensor descriptors into mbarrier-guarded stage
+  // buffers (1: the Triton tutorial's _attn_fwd_tma, sm_90+) or by cp.async copies (0: its
+  // block-pointer _attn_fwd, the default for impl triton); -1 = not set.
+  std::int8_t tma = -1;
   // flash2 backward tile and warps, resolved from FA-2's launch template (flash_bwd_launch_template.h)
   // for head_dim and the device's per-block shared memory; not workload keys (0 = unresolved:
   // the closed forms then use block_m, block_n).

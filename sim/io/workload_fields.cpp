@@ -51,6 +51,7 @@ Fields workload_fields(const core::Workload& w) {
       {"consumer_warpgroups", u(w.consumer_warpgroups)},
       {"pingpong", static_cast<std::int64_t>(w.pingpong)},
       {"intrawg_overlap", static_cast<std::int64_t>(w.intrawg_overlap)},
+      {"tma", static_cast<std::int64_t>(w.tma)},
       {"sram_bytes", u(w.sram_bytes)},
       {"functional", w.functional},
       {"seed", u(w.seed)},
