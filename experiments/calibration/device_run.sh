@@ -9,7 +9,7 @@
 #   experiments/calibration/device_run.sh [--out DIR] [--arch NN]   (default DIR: experiments/calibration/out)
 #
 # Then the cp.async issue test (kernels/cuda/async_copy_issue.cu), the mma.sync rate
-# (kernels/cuda/mma_sync_rate.cu), on sm_90 wgmma beside MUFU (kernels/cuda/wgmma_sfu.cu), and the
+# (kernels/cuda/mma_sync_rate.cu), on sm_90 wgmma beside MUFU and FFMA (kernels/cuda/wgmma_sfu.cu), and the
 # softmax phases (kernels/cuda/softmax_phases.cu), a few seconds each.
 # Writes DIR/gpu.txt, DIR/microbench.json, DIR/repeat_1.json .. repeat_3.json,
 # DIR/async_copy_issue_1cta.json, DIR/async_copy_issue_per_sm.json, DIR/mma_sync_rate.json,

@@ -1,6 +1,7 @@
-// Tensor pipe (wgmma) and MUFU (ex2) on one Hopper SM, alone and together: do the exponentials of
-// one warp group overlap the wgmmas of others? FlashAttention-3's ping-pong assumes they do; the
-// FA-3 paper's measured TFLOP/s look as if they did not (docs/kernels.md, flash3, "Time").
+// Tensor pipe (wgmma) beside MUFU (ex2) or FP32 (FFMA) work on one Hopper SM: do the exponentials
+// or FMAs of one warp group overlap the wgmmas of others? FlashAttention-3's ping-pong assumes they
+// do; the FA-3 paper's measured TFLOP/s look as if they did not (docs/kernels.md, flash3, "Time"),
+// and so do public runs of Triton's TMA attention kernel (docs/accuracy.md §5).
 //
 //   attnsim_cuda_wgmma_sfu [--iters N] [--device N]      (sm_90a; one CTA per SM, 3 warp groups)
 //
@@ -10,9 +11,12 @@
 //   mma2   warp groups 0 and 1 do the same at once (two independent chains).
 //   ex2    warp group 2 runs N x 64 independent ex2.approx.f32 per thread (MUFU.EX2).
 //   both   mma2 and ex2 at once.
+//   fma    warp group 2 runs N x 64 independent fma.rn.f32 per thread (FFMA).
+//   both_fma  mma2 and fma at once.
+//   mma1_ex2  mma1 and ex2 at once (one chain beside the exponentials, as under ping-pong).
 // Prints one JSON object: per mode the cycles of each active group (max over CTAs), the tensor
-// FLOP/cycle/SM and the ex2/cycle/SM. Overlap: cycles(both) ~ max(cycles(mma2), cycles(ex2));
-// no overlap: ~ their sum. Exit codes: 0 ok, 1 CUDA error or not sm_90, 2 bad arguments.
+// FLOP/cycle/SM and the ex2 (or FFMA) per cycle per SM. Overlap: cycles(both) ~ max(cycles(mma2),
+// cycles(ex2)); no overlap: ~ their sum (likewise for fma). Exit codes: 0 ok, 1 CUDA error or not sm_90, 2 bad arguments.
 // Not run in this repository's CI (no GPU): build with nvcc -gencode arch=compute_90a,code=sm_90a -O3
 // (nvcc 13.0 rejects the wgmma instructions under -arch=sm_90a: it compiles them for compute_90).
 #include <cuda_runtime.h>
@@ -27,7 +31,8 @@
 
 namespace {
 
-constexpr int kModeMma1 = 0, kModeMma2 = 1, kModeEx2 = 2, kModeBoth = 3;
+constexpr int kModeMma1 = 0, kModeMma2 = 1, kModeEx2 = 2, kModeBoth = 3, kModeFma = 4, kModeBothFma = 5,
+              kModeMma1Ex2 = 6, kModes = 7;
 constexpr int kSmemBytes = 16384;
 
 // A shared-memory matrix descriptor (PTX ISA, wgmma, "Matrix Descriptor"): start address >> 4 in
@@ -74,7 +79,10 @@ __device__ float mma_chain(const unsigned char* smem, long long iters) {
   return s;
 }
 
-__device__ float ex2_chain(long long iters, float seed) {
+// 8 independent chains per thread of `iters` x 8 dependent instructions each: ex2.approx.f32
+// (MUFU.EX2) or, with kFma, fma.rn.f32 (FFMA).
+template <bool kFma>
+__device__ float op_chain(long long iters, float seed) {
   float v[8];
 #pragma unroll
   for (int j = 0; j < 8; ++j) v[j] = seed * (j + 1) * 1e-3f;
@@ -82,7 +90,12 @@ __device__ float ex2_chain(long long iters, float seed) {
 #pragma unroll
     for (int r = 0; r < 8; ++r)
 #pragma unroll
-      for (int j = 0; j < 8; ++j) asm volatile("ex2.approx.f32 %0, %0;\n" : "+f"(v[j]));
+      for (int j = 0; j < 8; ++j) {
+        if constexpr (kFma)
+          asm volatile("fma.rn.f32 %0, %0, 0f3F7FFFFF, 0f33800000;\n" : "+f"(v[j]));
+        else
+          asm volatile("ex2.approx.f32 %0, %0;\n" : "+f"(v[j]));
+      }
   }
   float s = 0.f;
 #pragma unroll
@@ -95,14 +108,17 @@ __global__ void __launch_bounds__(384, 1) probe(int mode, long long iters, long 
   for (int i = threadIdx.x; i < kSmemBytes; i += blockDim.x) smem[i] = 0;
   __syncthreads();
   const int wg = threadIdx.x / 128;
-  const bool mma = (wg == 0 && mode != kModeEx2) || (wg == 1 && (mode == kModeMma2 || mode == kModeBoth));
-  const bool ex2 = wg == 2 && (mode == kModeEx2 || mode == kModeBoth);
+  const bool mma = (wg == 0 && mode != kModeEx2 && mode != kModeFma) ||
+                   (wg == 1 && (mode == kModeMma2 || mode == kModeBoth || mode == kModeBothFma));
+  const bool ex2 = wg == 2 && (mode == kModeEx2 || mode == kModeBoth || mode == kModeMma1Ex2);
+  const bool fma = wg == 2 && (mode == kModeFma || mode == kModeBothFma);
   const long long t0 = clock64();
   float s = 0.f;
   if (mma) s = mma_chain(smem, iters);
-  if (ex2) s = ex2_chain(iters, static_cast<float>(threadIdx.x));
+  if (ex2) s = op_chain<false>(iters, static_cast<float>(threadIdx.x));
+  if (fma) s = op_chain<true>(iters, static_cast<float>(threadIdx.x));
   const long long t1 = clock64();
-  if (threadIdx.x % 128 == 0) cycles[blockIdx.x * 3 + wg] = (mma || ex2) ? t1 - t0 : 0;
+  if (threadIdx.x % 128 == 0) cycles[blockIdx.x * 3 + wg] = (mma || ex2 || fma) ? t1 - t0 : 0;
   if (s == 12345.f) sink[threadIdx.x] = s;  // keeps the work alive
 }
 
@@ -135,10 +151,10 @@ int main(int argc, char** argv) {
   float* sink = nullptr;
   CUDA_CHECK(cudaMalloc(&cycles, sizeof(long long) * ctas * 3));
   CUDA_CHECK(cudaMalloc(&sink, sizeof(float) * 384));
-  const char* names[] = {"mma1", "mma2", "ex2", "both"};
+  const char* names[kModes] = {"mma1", "mma2", "ex2", "both", "fma", "both_fma", "mma1_ex2"};
   std::string json = "{\n \"device\": \"" + std::string(p.name) + "\",\n \"sms\": " + std::to_string(ctas) +
                      ",\n \"iters\": " + std::to_string(iters) + ",\n \"modes\": {";
-  for (int mode = 0; mode < 4; ++mode) {
+  for (int mode = 0; mode < kModes; ++mode) {
     probe<<<ctas, 384>>>(mode, iters, cycles, sink);  // warm-up
     CUDA_CHECK(cudaGetLastError());
     cudaEvent_t e0, e1;
@@ -156,15 +172,17 @@ int main(int argc, char** argv) {
     for (int c = 0; c < ctas; ++c)
       for (int g = 0; g < 3; ++g) worst[g] = host[c * 3 + g] > worst[g] ? host[c * 3 + g] : worst[g];
     const long long mma_cycles = worst[0] > worst[1] ? worst[0] : worst[1];
-    const double groups = mode == kModeMma1 ? 1 : (mode == kModeEx2 ? 0 : 2);
+    const double groups = (mode == kModeMma1 || mode == kModeMma1Ex2) ? 1 : (mode == kModeEx2 || mode == kModeFma ? 0 : 2);
     const double flops = groups * iters * 2.0 * 64 * 128 * 16;
-    const double exps = (mode == kModeEx2 || mode == kModeBoth) ? 128.0 * iters * 64 : 0;
+    const bool with_fma = mode == kModeFma || mode == kModeBothFma;
+    // Warp group 2's instructions: 128 threads x iters x 64 (ex2, or FFMA).
+    const double ops = (mode == kModeMma1 || mode == kModeMma2) ? 0 : 128.0 * iters * 64;
     char buf[512];
     std::snprintf(buf, sizeof buf,
                   "%s\n  \"%s\": {\"ms\": %.6f, \"cycles_wg\": [%lld, %lld, %lld], "
-                  "\"tensor_flop_per_cycle_per_sm\": %.1f, \"ex2_per_cycle_per_sm\": %.3f}",
+                  "\"tensor_flop_per_cycle_per_sm\": %.1f, \"%s_per_cycle_per_sm\": %.3f}",
                   mode ? "," : "", names[mode], ms, worst[0], worst[1], worst[2],
-                  mma_cycles ? flops / mma_cycles : 0.0, worst[2] ? exps / worst[2] : 0.0);
+                  mma_cycles ? flops / mma_cycles : 0.0, with_fma ? "ffma" : "ex2", worst[2] ? ops / worst[2] : 0.0);
     json += buf;
     CUDA_CHECK(cudaEventDestroy(e0));
     CUDA_CHECK(cudaEventDestroy(e1));
