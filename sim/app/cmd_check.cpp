@@ -398,7 +398,12 @@ int cmd_check(const Args& args, std::ostream& out) {
     }
   }
   const unsigned threads = jobs > 0 ? static_cast<unsigned>(jobs) : std::max(1u, std::thread::hardware_concurrency());
-  check_all(points, functional, threads);
+  try {
+    check_all(points, functional, threads);
+  } catch (const core::ConfigError& e) {  // one workload file the kernel refuses: where its key was given
+    if (sweep) throw;
+    throw config::locate_workload_problems(e, file, workload_overrides);
+  }
   const Tally t = tally(points);
   const int code = t.mismatch || (strict && t.impossible) ? 1 : 0;
   if (vm["json"].as<bool>()) write_json(points, file, device_name, sweep, functional, strict, code, out);

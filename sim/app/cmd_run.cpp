@@ -72,12 +72,17 @@ int cmd_run(const Args& args, std::ostream& out) {
   options.interrupt = context.interrupt;
   options.engine.progress = [&progress](const engine::LaunchProgress& p) { progress(p); };
   TraceCollector trace;
-  if (!trace_path.empty()) {
-    options.engine.trace_ctas = parse_cta_list(trace_ctas.empty() ? "0" : trace_ctas, "--trace-ctas");
-    check_traced_ctas(options.engine.trace_ctas, kernels::make_program(workload, device), "--trace-ctas");
-    options.engine.trace = [&trace](const engine::TraceRecord& r) { trace.add(r); };
+  core::RunResult result;
+  try {
+    if (!trace_path.empty()) {
+      options.engine.trace_ctas = parse_cta_list(trace_ctas.empty() ? "0" : trace_ctas, "--trace-ctas");
+      check_traced_ctas(options.engine.trace_ctas, kernels::make_program(workload, device), "--trace-ctas");
+      options.engine.trace = [&trace](const engine::TraceRecord& r) { trace.add(r); };
+    }
+    result = run_workload(workload, device, options);
+  } catch (const core::ConfigError& e) {  // a kernel's own check names a key: say where it was given
+    throw config::locate_workload_problems(e, workload_file, workload_overrides);
   }
-  core::RunResult result = run_workload(workload, device, options);
   progress.finish();
 
   if (!trace_path.empty()) write_trace(trace_path, trace, device);

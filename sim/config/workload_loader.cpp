@@ -310,6 +310,36 @@ core::Workload parse_workload_node(const YAML::Node& node, const std::string& fi
   return w;
 }
 
+core::ConfigError locate_workload_problems(const core::ConfigError& e, const std::string& path,
+                                           const std::vector<Override>& overrides) {
+  std::vector<core::ConfigProblem> problems = e.problems();
+  YAML::Node root;
+  try {
+    if (!path.empty()) root = YAML::LoadFile(path);
+  } catch (const YAML::Exception&) {
+    return e;  // the file loaded once already; leave the problems as they are
+  }
+  const YAML::Node& map = root;  // const: looking a key up must not add it
+  for (core::ConfigProblem& p : problems) {
+    if (!p.file.empty() || p.line != 0 || p.key_path.empty() || p.key_path.rfind("--", 0) == 0) continue;
+    const auto o = std::find_if(overrides.rbegin(), overrides.rend(),
+                                [&](const Override& x) { return x.key == p.key_path; });
+    if (o != overrides.rend()) {
+      if (o->origin.file.empty() && o->origin.label.empty()) {
+        p.key_path = "--set " + p.key_path;
+      } else {
+        p.file = o->origin.file;
+        p.line = o->origin.line;
+        p.key_path = o->origin.label;
+      }
+    } else if (map.IsMap() && map[p.key_path].IsDefined()) {
+      p.file = path;
+      p.line = YamlReader::line_of(map[p.key_path]);
+    }
+  }
+  return core::ConfigError(std::move(problems));
+}
+
 void apply_workload_overrides(YAML::Node& node, const std::vector<Override>& overrides, YamlReader& reader) {
   for (const auto& o : overrides) {
     if (o.key == "seq" && node.IsMap()) {

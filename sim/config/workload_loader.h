@@ -35,6 +35,13 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader);
 std::vector<core::ConfigProblem> workload_value_problems(const std::vector<Override>& overrides,
                                                          const std::string& file);
 
+// The kernels' own checks (tiles that fit the device, keys a device cannot honour) run after
+// loading and name only a workload key. Locates each such problem of `e` (no file yet) where the
+// key was given: at its --set override (as "--set KEY", or the override's own origin), else at its
+// line in the workload file `path` (none: "" for `run --kernel`); other problems are kept as they are.
+core::ConfigError locate_workload_problems(const core::ConfigError& e, const std::string& path,
+                                           const std::vector<Override>& overrides);
+
 // Applies overrides to a workload mapping; "seq" also drops seq_q/seq_kv already there.
 void apply_workload_overrides(YAML::Node& node, const std::vector<Override>& overrides, YamlReader& reader);
 

@@ -55,12 +55,13 @@ TEST(CheckCli, WorkloadFileIsCheckedOnH200) {
 
 TEST(CheckCli, ImpossibleTilesAreBadInput) {
   // One workload file the device cannot hold is bad input; the blame goes to the block whose tiles
-  // take most of the space (K and V: 2 x 1024 rows against Q's 1024).
+  // take most of the space (K and V: 2 x 1024 rows against Q's 1024), at its line in the file.
   const auto path = std::filesystem::temp_directory_path() / "attnsim_check_cli_bad.yaml";
   std::ofstream(path) << "kernel: flash2\nseq: 128\nhead_dim: 128\nblock_m: 1024\nblock_n: 1024\n";
   std::ostringstream out, err;
   EXPECT_EQ(run_cli({"check", path.string(), "--device", "h200"}, out, err), 2);
-  EXPECT_NE(err.str().find("error: block_n: flash2 tiles 1024x1024"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("error: " + path.string() + ":5: block_n: flash2 tiles 1024x1024"), std::string::npos)
+      << err.str();
   std::filesystem::remove(path);
 }
 
@@ -71,23 +72,23 @@ TEST(CheckCli, TileBlameFollowsTheLargerBlock) {
                      "--set", "block_n=1024"},
                     out, err),
             2);
-  EXPECT_NE(err.str().find("error: block_n: flash2 tiles 128x1024"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("error: --set block_n: flash2 tiles 128x1024"), std::string::npos) << err.str();
   std::ostringstream out2, err2;
   // 1024x16: Q's 1024 rows take most of the space.
   EXPECT_EQ(run_cli({"run", "--device", "h200", "--kernel", "flash2", "--set", "head_dim=128", "--set",
                      "block_m=1024", "--set", "block_n=16"},
                     out2, err2),
             2);
-  EXPECT_NE(err2.str().find("error: block_m: flash2 tiles 1024x16"), std::string::npos) << err2.str();
+  EXPECT_NE(err2.str().find("error: --set block_m: flash2 tiles 1024x16"), std::string::npos) << err2.str();
   // standard's GEMM tiles: the larger side, or smem_per_cta when it was given.
   std::ostringstream out3, err3, out4, err4;
   EXPECT_EQ(run_cli({"run", "--device", "h200", "--kernel", "standard", "--set", "block_m=64", "--set",
                      "block_n=4096"},
                     out3, err3),
             2);
-  EXPECT_NE(err3.str().find("error: block_n: GEMM tiles 64x4096"), std::string::npos) << err3.str();
+  EXPECT_NE(err3.str().find("error: --set block_n: GEMM tiles 64x4096"), std::string::npos) << err3.str();
   EXPECT_EQ(run_cli({"run", "--device", "h200", "--kernel", "standard", "--set", "smem_per_cta=300000"}, out4, err4), 2);
-  EXPECT_NE(err4.str().find("error: smem_per_cta: GEMM tiles"), std::string::npos) << err4.str();
+  EXPECT_NE(err4.str().find("error: --set smem_per_cta: GEMM tiles"), std::string::npos) << err4.str();
 }
 
 TEST(CheckCli, SweepFileChecksEveryPossiblePoint) {
