@@ -47,7 +47,9 @@ PASS_FLOPS = {"fwd": 1.0, "bwd": 2.5}
 # Paper column -> attnsim kernel and the workload keys that select the implementation.
 IMPLS = {
     "fa2": {"kernel": "flash2", "keys": {"impl": "fa2"}},        # Dao-AILab CUDA FlashAttention-2
-    "triton": {"kernel": "flash2", "keys": {"impl": "triton"}},  # Triton tutorial's FlashAttention
+    # Triton tutorial's FlashAttention as of the paper (July 2024): its block-pointer kernel
+    # (cp.async); the tutorial's TMA kernel came later (docs/kernels.md, `tma`).
+    "triton": {"kernel": "flash2", "keys": {"impl": "triton", "tma": False}},
     # PyTorch eager attention as FlashAttention's benchmark runs it (attention_pytorch: packed qkv)
     "standard": {"kernel": "standard", "keys": {"qkv_packed": True}},
     "fa3": {"kernel": "flash3", "keys": {}},                     # FlashAttention-3
