@@ -179,7 +179,7 @@ std::vector<BadCase> table_cases() {
         "--out", "{tmp}/r.h5"},
        {"--set block_n: flash2 tiles 4096x8192"}},
       {"set_tma_without_tma", run_with({"--set", "impl=triton", "--set", "tma=true"}),
-       {"--set tma: needs a device with TMA"}},
+       {"--set tma: needs a GPU with TMA"}},
       {"workload_bytes_overflow",
        {"run", "--device", "teaching", "--workload", "{in}/workload_bytes_overflow.yaml", "--out", "{tmp}/r.h5"},
        {"workload_bytes_overflow.yaml", "64 bits"}},

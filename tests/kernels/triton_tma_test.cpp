@@ -108,7 +108,7 @@ std::string resolve_error(core::Workload w, const std::string& device) {
 
 TEST(TritonTma, RefusedWithoutTmaOrForFa2) {
   EXPECT_EQ(resolve_error(triton(4, true), "h200"), "");
-  EXPECT_NE(resolve_error(triton(4, true), "a100-80gb").find("tma: needs a device with TMA"), std::string::npos);
+  EXPECT_NE(resolve_error(triton(4, true), "a100-80gb").find("tma: needs a GPU with TMA"), std::string::npos);
   core::Workload fa2 = triton(4, true);
   fa2.impl = core::KernelImpl::kFa2;
   EXPECT_NE(resolve_error(fa2, "h200").find("tma: FA-2's CUDA kernel"), std::string::npos);
