@@ -578,12 +578,11 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
   // impl triton: the tutorial's block-pointer kernel (cp.async) unless `tma` asks for its
   // tensor-descriptor kernel, which needs TMA (compute capability 9.0 or later; docs/kernels.md
   // says why cp.async stays the default); FA-2's CUDA kernel always copies with cp.async.
-  const bool has_tma = device.kind == core::DeviceKind::kGpu && device.compute_capability >= 90;
   if (w.impl == core::KernelImpl::kTriton && w.tma < 0) w.tma = 0;
   if (w.tma == 1 && w.impl != core::KernelImpl::kTriton)
     throw core::ConfigError(core::ConfigProblem{
         "", 0, "tma", "FA-2's CUDA kernel (impl: fa2) copies K and V with cp.async; TMA loads are impl: triton's"});
-  if (w.tma == 1 && !has_tma)
+  if (w.tma == 1 && !KernelDefaults::has_tma(device))
     throw core::ConfigError(core::ConfigProblem{
         "", 0, "tma",
         "needs a GPU with TMA (compute capability 9.0 or later); device '" + device.name + "' " +

@@ -28,6 +28,10 @@ core::Workload KernelDefaults::validate_shape(const core::Workload& in) {
   return w;
 }
 
+bool KernelDefaults::has_tma(const core::DeviceSpec& device) {
+  return device.kind == core::DeviceKind::kGpu && device.compute_capability >= 90;
+}
+
 core::Bytes KernelDefaults::smem_limit(const core::DeviceSpec& device) {
   if (device.kind == core::DeviceKind::kScratchpad) return device.scratchpad.sram_bytes_per_core;
   return device.sm.shared_mem_per_block_optin_bytes;

@@ -19,6 +19,9 @@ class KernelDefaults {
   // The most shared memory one CTA may use: opt-in limit per block (GPU) or SRAM per core.
   static core::Bytes smem_limit(const core::DeviceSpec& device);
 
+  // Whether the device has the Tensor Memory Accelerator: a GPU of compute capability 9.0 or later.
+  static bool has_tma(const core::DeviceSpec& device);
+
   // On-chip SRAM per SM as FlashAttention defines its M (arXiv 2205.14135 §2.1: the A100 has
   // "192 KB of on-chip SRAM per each of 108 SMs"): the unified L1 / shared-memory storage,
   // sm.l1_shared_total_bytes (shared_mem_per_sm_bytes where a device leaves it 0), or the SRAM

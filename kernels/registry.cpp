@@ -3,6 +3,7 @@
 #include "kernels/factories.h"
 #include "kernels/flash3_bwd.h"
 #include "kernels/functional.h"
+#include "kernels/kernel_defaults.h"
 #include "sim/core/errors.h"
 
 namespace attnsim::kernels {
@@ -288,9 +289,8 @@ std::vector<core::Workload> check_grid(const core::DeviceSpec& device) {
   std::vector<core::Workload> out;
   for (const auto& e : kernel_registry())
     if (e.check_grid && runs_on(e, device)) e.check_grid(out);
-  // TMA copies (flash2 impl triton's `tma`) need compute capability 9.0.
-  const bool tma = device.kind == core::DeviceKind::kGpu && device.compute_capability >= 90;
-  if (!tma) std::erase_if(out, [](const core::Workload& w) { return w.tma == 1; });
+  // TMA copies (flash2 impl triton's `tma`) need a device with TMA.
+  if (!KernelDefaults::has_tma(device)) std::erase_if(out, [](const core::Workload& w) { return w.tma == 1; });
   return out;
 }
 
