@@ -130,8 +130,8 @@ std::vector<CheckPoint> sweep_points(const std::string& file) {
 std::string label(const core::Workload& w) {
   std::ostringstream s;
   // Tiles the kernel picks itself (0) print as "auto"; a dtype other than fp16, a split count set
-  // (flash_decode), an impl other than fa2 (with TMA: its warps) and a packed qkv are named, so that no two rows of the
-  // grid read the same.
+  // (flash_decode), an impl other than fa2 (with TMA: its warps) and a packed qkv are named, so
+  // that no two rows of the grid read the same.
   auto tile = [](std::uint64_t b) { return b ? std::to_string(b) : std::string("auto"); };
   s << w.kernel << " B" << w.batch << " H" << w.heads << "/" << w.kv_heads << " N" << w.seq_q << "x" << w.seq_kv
     << " d" << w.head_dim;
