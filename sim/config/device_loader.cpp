@@ -194,6 +194,7 @@ void read_sm(MapReader m, core::SmSpec& sm, bool gpu, double clock_ghz) {
   if (m.number("exp_per_cycle", sm.exp_per_cycle, Need::kRequired))
     m.require(sm.exp_per_cycle > 0, "exp_per_cycle", "must be positive");
   m.boolean("sfu_holds_tensor", sm.sfu_holds_tensor);
+  m.boolean("fp32_holds_tensor", sm.fp32_holds_tensor);
   m.bytes("max_inflight_bytes_per_sm", sm.max_inflight_bytes_per_sm);
   m.bytes("max_inflight_bytes_per_warp", sm.max_inflight_bytes_per_warp);
   m.boolean("queue_async_copies", sm.queue_async_copies);
@@ -439,6 +440,7 @@ std::string device_to_yaml(const core::DeviceSpec& d) {
     << "  fp32_flops_per_cycle: " << format_double(sm.fp32_flops_per_cycle) << "\n"
     << "  exp_per_cycle: " << format_double(sm.exp_per_cycle) << "\n"
     << "  sfu_holds_tensor: " << (sm.sfu_holds_tensor ? "true" : "false") << "\n"
+    << "  fp32_holds_tensor: " << (sm.fp32_holds_tensor ? "true" : "false") << "\n"
     << "  max_inflight_bytes_per_sm: " << sm.max_inflight_bytes_per_sm << "\n"
     << "  max_inflight_bytes_per_warp: " << sm.max_inflight_bytes_per_warp << "\n"
     << "  queue_async_copies: " << (sm.queue_async_copies ? "true" : "false") << "\n"

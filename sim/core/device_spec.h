@@ -98,6 +98,11 @@ struct SmSpec {
   // not overlap (true), or the two pipes overlap freely (false, the presets). A hypothesis from
   // the FA-3 paper's figures, opt-in (docs/accuracy.md §5).
   bool sfu_holds_tensor = false;
+  // Likewise a kElementwise op holds the tensor pipe for its FP32-pipe time: an SM runs its
+  // CUDA-core and tensor-core work one after the other (true), or side by side (false, the
+  // presets). A hypothesis from the FA-3 paper's and Triton's public H100 figures, opt-in
+  // (docs/accuracy.md §5).
+  bool fp32_holds_tensor = false;
   Bytes max_inflight_bytes_per_sm = 0;          // outstanding global-load bytes per SM (Little's law)
   Bytes max_inflight_bytes_per_warp = 0;        // outstanding global-load bytes per warp
   // cp.async leaves the warp at once and its lines wait for load credits in the load/store path

@@ -340,6 +340,8 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       stats_.flops += static_cast<double>(op.count);
       stats_.fp32_ops += static_cast<double>(op.count);
       done = std::max(sm.fp32.serve(now, static_cast<double>(op.count)), sm.issue.serve(now, static_cast<double>(op.count)));
+      if (device_.sm.fp32_holds_tensor && device_.sm.fp32_flops_per_cycle > 0)  // sm.fp32_holds_tensor: as the SFU's
+        done = std::max(done, sm.tensor.hold(now, 2.0 * static_cast<double>(op.count) / device_.sm.fp32_flops_per_cycle));
       break;
     case core::OpKind::kIssue:
       stats_.issue_ops += static_cast<double>(op.count);

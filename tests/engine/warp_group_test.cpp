@@ -253,6 +253,26 @@ TEST(WarpGroups, SfuHoldsTheTensorPipeWhereTheDeviceSaysSo) {
   EXPECT_NEAR(pair(d), 800, 1);
 }
 
+// sm.fp32_holds_tensor: the same for FP32-pipe instructions (64 thread instructions per cycle at
+// 128 FLOP/cycle).
+TEST(WarpGroups, Fp32HoldsTheTensorPipeWhereTheDeviceSaysSo) {
+  core::DeviceSpec d = small_gpu();
+  auto pair = [&](const core::DeviceSpec& dev) {
+    return cycles(dev, std::make_unique<GroupedLaunch>(
+                           1, std::vector{kConsumer, kConsumer}, std::vector<std::uint32_t>{},
+                           [](std::uint64_t, std::uint32_t g) {
+                             return g == 0 ? std::vector<TileOp>{mma(400), mma(400)}
+                                           : std::vector<TileOp>{op(OpKind::kElementwise, 64 * 400),
+                                                                 op(OpKind::kElementwise, 64 * 400)};
+                           }));
+  };
+  EXPECT_NEAR(pair(d), 800, 1);
+  d.sm.sfu_holds_tensor = true;  // exponentials only: FP32 work still runs beside the MMAs
+  EXPECT_NEAR(pair(d), 800, 1);
+  d.sm.fp32_holds_tensor = true;
+  EXPECT_NEAR(pair(d), 1600, 1);
+}
+
 TEST(WarpGroups, AsyncMmaRunsOnUntilItsGroupIsWaitedFor) {
   const core::DeviceSpec d = small_gpu();
   auto run = [&](std::vector<TileOp> ops) {
