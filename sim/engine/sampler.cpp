@@ -111,6 +111,7 @@ void Sampler::reset(Slot& s, std::uint64_t cta, double now) {
   s.cta_start = s.step_start = now;
   s.pending = s.last_span = 0;
   s.n = s.sum = s.sumsq = 0;
+  s.pool = kNoPool;
   s.step_counted = false;
   s.keys.clear();  // keeps its capacity
   s.group_latency = 0;
@@ -140,6 +141,50 @@ void Sampler::add_skipped(Slot& s, double time, double standard_error) {
   s.skipped_any = true;
   skipped_time_ += time;
   error_sum_ += standard_error;
+}
+
+std::pair<double, double> Sampler::skipped_step_time(Slot& s) {
+  const double mean = s.sum / s.n;
+  const double var = std::max(0.0, s.sumsq / s.n - mean * mean) / s.n;  // of the mean
+  if (s.pool == kNoPool) {
+    std::uint32_t i = 0;
+    while (i < pools_.size() && (pools_[i].sig != s.sig || pools_[i].warm_end != s.warm_end)) ++i;
+    if (i == pools_.size()) pools_.push_back({s.sig, s.warm_end});
+    s.pool = i;
+    s.pool_n = 0;
+  }
+  RunPool& p = pools_[s.pool];
+  if (s.pool_n != s.n) {  // new samples since the CTA's last contribution: replace it
+    if (s.pool_n > 0) {
+      p.ctas -= 1;
+      p.sum -= s.pool_mean;
+      p.sumsq -= s.pool_mean * s.pool_mean;
+      p.var -= s.pool_var;
+    }
+    p.ctas += 1;
+    p.sum += mean;
+    p.sumsq += mean * mean;
+    p.var += var;
+    s.pool_n = s.n;
+    s.pool_mean = mean;
+    s.pool_var = var;
+  }
+  if (p.ctas < kMinPool) return {mean, std::sqrt(var)};
+  // The CTAs' means scatter by their sampling noise (their variances' mean) and by real
+  // differences between CTAs (tau2, what is left of the scatter): a CTA keeps the share
+  // w = tau2 / (tau2 + var) of its deviation from the pool's mean (empirical Bayes).
+  const double pooled = p.sum / p.ctas;
+  const double scatter = std::max(0.0, (p.sumsq - p.ctas * pooled * pooled) / (p.ctas - 1));
+  const double tau2 = std::max(0.0, scatter - p.var / p.ctas);
+  const double w = tau2 + var > 0 ? tau2 / (tau2 + var) : 1.0;
+  // Limited translation (Efron and Morris 1972): a mean moves by at most kMaxShift of its own
+  // standard errors, so a CTA that is really slower than the rest (the one that ends the
+  // launch) stays slower.
+  const double se = std::sqrt(var);
+  const double shift = std::clamp((1.0 - w) * (mean - pooled), -kMaxShift * se, kMaxShift * se);
+  // The standard error stays the CTA's own: the pooled mean does not see a drift of the step
+  // time between the samples and the skipped steps either.
+  return {mean - shift, se};
 }
 
 double Sampler::finish_cta(std::uint32_t slot, double now) {

@@ -1,10 +1,11 @@
 // Sampled simulation (sim.mode: sampled, docs/sampling.md): inside each CTA, a run of loop steps
 // whose op streams have the same shape (every field but the addresses) is simulated until its
 // step time is steady, then its further steps are skipped: the CTA sleeps for their measured
-// mean time, one step at a time, their op-stream counts are added exactly, and their loads and
-// stores are warmed through the caches untimed (functional warming, MemorySystem::warm: loads in
-// every 16th L2 set, scaled), so the memory counts are counted, not extrapolated. Short sample
-// blocks every kPeriod steps re-measure long runs. Across CTAs (sampler_waves.cpp): once the
+// mean time (pooled with other CTAs' of such runs, skipped_step_time), one step at a time, their
+// op-stream counts are added exactly, and their loads and stores are warmed through the caches
+// untimed (functional warming, MemorySystem::warm: loads in every 16th L2 set, scaled), so the
+// memory counts are counted, not extrapolated. Short sample blocks every kPeriod steps
+// re-measure long runs. Across CTAs (sampler_waves.cpp): once the
 // waves of CTAs with equal op streams repeat (each of the last p waves agrees with the one p
 // before it in mean CTA time, DRAM bytes and L2 hits; p = 1 to kMaxPeriod), further CTAs that
 // check out equal (same step count, same first and last step shape) are skipped whole: their
@@ -217,6 +218,10 @@ class Sampler {
     double n = 0, sum = 0, sumsq = 0;  // measured step times of the run
     double early[2] = {0, 0};          // summed step times at run positions 8-11 and 12-15
     std::uint64_t warm_end = kWarmSteps;  // the run is simulated up to here
+    // Its contribution to the pool of its run (skipped_step_time): the pool's index, and the
+    // samples, mean and variance of the mean it added; kNoPool before the run's first skip.
+    std::uint32_t pool = kNoPool;
+    double pool_n = 0, pool_mean = 0, pool_var = 0;
     core::LaunchStats step_stats;      // op-stream counts of one step of the run
     core::TensorTraffic step_smem;
     bool step_counted = false;
@@ -268,6 +273,20 @@ class Sampler {
   }
   KeyAcc& key(Slot& s, std::uint32_t k);
   void add_skipped(Slot& s, double time, double standard_error);
+  // The step time a skipped step of slot s's run takes, and its standard error: the CTA's own
+  // mean of its samples, shrunk towards the mean of every CTA's samples of runs of the same
+  // shape and warm-up (an empirical-Bayes estimate, docs/sampling.md "Pooled step times").
+  std::pair<double, double> skipped_step_time(Slot& s);
+  // Runs of equal shape and warm-up: each CTA's mean sample step time, summed over the CTAs.
+  struct RunPool {
+    std::uint64_t sig = 0, warm_end = 0;
+    double ctas = 0, sum = 0, sumsq = 0, var = 0;  // var: summed variances of the CTAs' means
+  };
+  static constexpr std::uint32_t kNoPool = ~0u;
+  // A CTA's mean is shrunk only where the pool holds at least this many CTAs.
+  static constexpr double kMinPool = 16;
+  static constexpr double kMaxShift = 1.0;  // standard errors a shrunk mean may move
+  std::vector<RunPool> pools_;
 
   std::vector<Slot> slots_;
   bool flush_counted_ = true;

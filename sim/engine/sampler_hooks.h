@@ -25,6 +25,7 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
     s.sig = sig;
     s.run_pos = 0;
     s.n = s.sum = s.sumsq = 0;
+    s.pool = kNoPool;  // the run before keeps its contribution to its pool
     s.early[0] = s.early[1] = 0;
     s.warm_end = kWarmSteps;
     s.step_counted = false;
@@ -50,8 +51,8 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
     s.cta_smem += s.step_smem;
     ops_skipped_ += ops.size();
     {
-      const double mean = s.sum / s.n;
-      add_skipped(s, mean, std::sqrt(std::max(0.0, s.sumsq / s.n - mean * mean) / s.n));
+      const auto [mean, standard_error] = skipped_step_time(s);
+      add_skipped(s, mean, standard_error);
     }
     s.measure = false;
     s.since_skip = 0;
