@@ -101,19 +101,21 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
   // whose last wave is simulated again to rebuild the L2 state (counted as the reference too).
   // Where waves alternate (p = 2: a head's CTAs read its K/V from DRAM in one wave and from the L2
   // in the next) a span that began or ended mid-period would count one wave's DRAM reads as half
-  // of two. CTAs dispatched before the test passed are simulated, so with p > 1 the span starts
-  // at the first wave of the right phase not yet dispatched.
+  // of two. CTAs dispatched before the test passed are simulated, so the span starts at the first
+  // wave of the right phase none of whose CTAs has been dispatched.
   std::uint64_t steps = wave.shape.steps;
   if (classes_ > 1) {
     steps = 0;
     for (const Reference& c : class_seen_) steps = std::max(steps, c.shape.steps);
   }
   auto phase_up = [&](std::uint64_t x) { return x + (period - (x - (w + 1)) % period) % period; };
-  // With classes the span also starts at the first wave none of whose CTAs has been dispatched: a
-  // wave's DRAM reads of a head's K/V fall on whichever of its CTAs reads a block first (the
-  // longest), so CTAs simulated beside CTAs counted as their class's mean would count them twice
-  // (flash3 causal on an 8-SM h200: K and V +3 %).
-  const std::uint64_t skip = period == 1 && classes_ == 1 ? w + 1 : phase_up(std::max(w + 1, (dispatched_ + per - 1) / per));
+  // A CTA skipped whole beside a simulated CTA of its wave leaves that one alone with the data
+  // they share: on the teaching preset (two one-CTA SMs, a 64 KiB L2) the simulated CTA read its
+  // head's K/V alone, the two slots fell out of step for good and every later wave read K/V twice
+  // (DRAM +83 %). With classes, a wave's DRAM reads of a head's K/V also fall on whichever of its
+  // CTAs reads a block first (the longest), so CTAs simulated beside CTAs counted as their class's
+  // mean would count them twice (flash3 causal on an 8-SM h200: K and V +3 %).
+  const std::uint64_t skip = phase_up(std::max(w + 1, (dispatched_ + per - 1) / per));
   // The span ends where the tail begins (the last full and the partial wave are simulated), or,
   // where that leaves room, at kRemeasureFactor times the waves up to here: the launch is
   // measured again from there until steady again. Waves that agree one to the next can drift over
