@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "sim/app/cli_common.h"
 #include "sim/app/output_path.h"
@@ -30,9 +31,11 @@ namespace attnsim::app {
 namespace {
 
 const char* const kUsage =
-    "attnsim sweep FILE.yaml --out FILE.h5 [-j N] [--resume] [--shard I/N]\n\n"
+    "attnsim sweep FILE.yaml --out FILE.h5 [-j N] [--resume] [--shard I/N] [--set KEY=VALUE]...\n\n"
     "Runs every point of a sweep file (see docs/hdf5-schema.md and README) and writes one HDF5 file:\n"
     "a table with one row per point (status ok / impossible / error) and a group per point.\n"
+    "--set KEY=VALUE applies to every point, after the file's set: (e.g. --set sim.mode=sampled,\n"
+    "--set device.l2.capacity_bytes=0); a key the sweep varies is bad input.\n"
     "Finished points are journaled in FILE.h5.partial/ as they complete; after a crash,\n"
     "--resume continues where the sweep stopped. --shard I/N runs the points with index % N == I.\n"
     "FILE.h5 may be a link (its target is replaced) or a device or FIFO (the file is written once at\n"
@@ -138,6 +141,7 @@ int lead_sweep(const MpiSession& mpi, const Args& args, const std::string& file,
 int cmd_sweep(const Args& args, std::ostream& out) {
   const MpiSession mpi;
   std::string file, shard;
+  std::vector<std::string> sets;
   SweepRunOptions o;
   int jobs = 0;
   po::options_description desc("options");
@@ -147,7 +151,9 @@ int cmd_sweep(const Args& args, std::ostream& out) {
       ("jobs,j", po::value<int>(&jobs)->default_value(0),
        "points run in parallel (0: the cores available; 1 on rank 0 under mpirun)")
       ("resume", po::bool_switch(&o.resume), "continue an interrupted sweep (skips finished points)")
-      ("shard", po::value<std::string>(&shard), "run only the points with index % N == I (I/N)");
+      ("shard", po::value<std::string>(&shard), "run only the points with index % N == I (I/N)")
+      ("set", po::value(&sets)->composing(),
+       "override KEY=VALUE for every point (repeatable), after the file's set:, e.g. --set sim.mode=sampled");
   po::positional_options_description pos;
   pos.add("file", 1);
   po::variables_map vm;
@@ -160,7 +166,7 @@ int cmd_sweep(const Args& args, std::ostream& out) {
     if (jobs < 0) throw core::ConfigError(core::ConfigProblem{"", 0, "-j", "must not be negative"});
     if (!shard.empty()) parse_shard(shard, o);
     check_output_path(o.out_path, "--out");
-    spec.emplace(config::SweepLoader::load_file(file));
+    spec.emplace(config::SweepLoader::load_file(file, config::parse_overrides(sets)));
     expander.emplace(*spec);
   });
   if (input != 0) return input;

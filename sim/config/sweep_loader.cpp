@@ -34,7 +34,8 @@ std::string lower(std::string s) {
 
 class Parser {
  public:
-  Parser(const std::string& text, const std::string& file) : reader_(file) {
+  Parser(const std::string& text, const std::string& file, const std::vector<Override>& sets)
+      : reader_(file), sets_(sets) {
     spec_.file = file;
     spec_.text = text;
   }
@@ -74,6 +75,7 @@ class Parser {
       else if (key == "derived") parse_derived(v);
       else parse_constraints(v);
     }
+    merge_command_line_sets();
     if (spec_.device.empty() && !axis_keys_.count("device"))
       reader_.problem_at_line(1, "device", "missing: give a device preset (or a 'device' axis)");
     if (!spec_.base.IsDefined() || spec_.base.IsNull()) spec_.base = YAML::Node(YAML::NodeType::Map);
@@ -122,6 +124,27 @@ class Parser {
       }
       spec_.set.push_back({k, YAML::Dump(kv.second), {reader_.file(), YamlReader::line_of(kv.first), "set." + k}});
       known_.insert(k);
+    }
+  }
+
+  // `attnsim sweep --set KEY=VALUE`: after the file's set (replacing its entry of the same key),
+  // reported at "--set KEY" (the override's default origin).
+  void merge_command_line_sets() {
+    for (const Override& o : sets_) {
+      const std::string path = "--set " + o.key;
+      if (!is_param_key(o.key) || o.key == "device") {
+        reader_.add({"", 0, path, "unknown key (expected a workload key or device.<path>)"});
+        continue;
+      }
+      if (axis_keys_.count(o.key)) {
+        reader_.add({"", 0, path, "the sweep varies this key (an axis or derived value); change it in the sweep file"});
+        continue;
+      }
+      std::erase_if(spec_.set, [&](const Override& x) { return x.key == o.key; });
+      spec_.set.push_back({o.key, o.value, {}});
+      known_.insert(o.key);
+      spec_.text += (spec_.text.empty() || spec_.text.back() == '\n' ? "" : "\n");
+      spec_.text += "# attnsim sweep --set " + o.key + "=" + o.value + "\n";
     }
   }
 
@@ -358,6 +381,7 @@ class Parser {
   YamlReader reader_;
   SweepSpec spec_;
   std::set<std::string> axis_keys_;
+  const std::vector<Override>& sets_;  // from the command line
   std::set<std::string> known_;
   std::vector<Pending> pending_;
   YAML::Node base_node_;               // the base mapping as read (its lines), for check_values
@@ -387,17 +411,17 @@ std::size_t SweepSpec::point_count() const {
   return n;
 }
 
-SweepSpec SweepLoader::load_text(const std::string& text, const std::string& file) {
-  return Parser(text, file).run();
+SweepSpec SweepLoader::load_text(const std::string& text, const std::string& file, const std::vector<Override>& sets) {
+  return Parser(text, file, sets).run();
 }
 
-SweepSpec SweepLoader::load_file(const std::string& path) {
+SweepSpec SweepLoader::load_file(const std::string& path, const std::vector<Override>& sets) {
   require_readable_file(path, "", "sweep file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw core::ConfigError(core::ConfigProblem{path, 0, "", "cannot open sweep file"});
   std::ostringstream s;
   s << in.rdbuf();
-  return load_text(s.str(), path);
+  return load_text(s.str(), path, sets);
 }
 
 }  // namespace attnsim::config

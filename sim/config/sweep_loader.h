@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/config/sweep_spec.h"
 
@@ -15,9 +16,13 @@ namespace attnsim::config {
 
 class SweepLoader {
  public:
-  // Throws core::ConfigError (every problem found).
-  static SweepSpec load_file(const std::string& path);
-  static SweepSpec load_text(const std::string& text, const std::string& file);
+  // Throws core::ConfigError (every problem found). `sets`: overrides from the command line
+  // (`attnsim sweep --set KEY=VALUE`), applied to every point after the file's `set:` (replacing
+  // an entry of the same key) and checked as it is, at "--set KEY"; a key the sweep varies (an
+  // axis or derived value) is bad input. Each adds a comment line to the spec's text, so the
+  // results' provenance (sweep_text) and an interrupted run's journal name it.
+  static SweepSpec load_file(const std::string& path, const std::vector<Override>& sets = {});
+  static SweepSpec load_text(const std::string& text, const std::string& file, const std::vector<Override>& sets = {});
 };
 
 }  // namespace attnsim::config

@@ -64,7 +64,7 @@ std::vector<PointRecord> PointJournal::load() const {
   while (!hash.empty() && hash.back() == '\n') hash.pop_back();
   if (hash != sweep_hash_)
     throw core::ConfigError(core::ConfigProblem{
-        dir_, 0, "", "journal belongs to a different sweep file (" + hash + ", expected " + sweep_hash_ +
+        dir_, 0, "", "journal belongs to a different sweep file or --set (" + hash + ", expected " + sweep_hash_ +
                          "); remove it or run the original sweep"});
   std::vector<PointRecord> points;
   for (const auto& e : fs::directory_iterator(dir_)) {
