@@ -60,8 +60,9 @@ class MemorySystem {
   // Set sampling of warmed loads: only the units of every warm_stride()-th L2 set are warmed
   // (those sets see every access of the launch), and a tile's counts are scaled by its sectors
   // over its warmed sectors (TileAccess::warm). The stride is the largest power of two up to
-  // `stride` that divides the sets; returns it.
+  // `stride` that divides the sets and leaves at least kMinWarmSets sets sampled; returns it.
   std::uint32_t set_warm_stride(std::uint32_t stride);
+  static constexpr std::uint32_t kMinWarmSets = 64;  // sets a sampled warming keeps at least
   std::uint32_t warm_stride() const { return warm_stride_; }
   // With set sampling and the final write-back counted, the DRAM writes of a tensor stored once
   // (not core::stored_repeatedly) are its stored sectors, counted when stored: each reaches DRAM
