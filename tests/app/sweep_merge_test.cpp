@@ -1,11 +1,12 @@
+// attnsim merge: shard files of one sweep join into the unsharded result; files of other sweeps, missing or duplicate points are refused.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "sim/app/commands.h"
 #include "sim/io/h5_results_reader.h"
+#include "tests/app/sweep_cli_helpers.h"
 
 namespace attnsim::app {
 namespace {
@@ -16,23 +17,9 @@ const std::string kSweep =
     "device: teaching\nbase:\n  kernel: flash2\n  seq: 128\n  head_dim: 32\n"
     "axes:\n  block_m: [32, 64]\n  block_n: [16, 32]\n";
 
-std::string scratch(const std::string& name) {
-  const fs::path d = fs::path(::testing::TempDir()) / ("attnsim_merge_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
-
-std::string records(const std::string& path) {
-  std::string s;
-  for (const auto& p : io::read_results_h5(path).points) s += io::serialize_point(p);
-  return s;
-}
-
-int cli(const std::vector<std::string>& argv) {
-  std::ostringstream out, err;
-  return run_cli(argv, out, err);
-}
+using sweep_test::cli;
+using sweep_test::records;
+std::string scratch(const std::string& name) { return sweep_test::scratch("merge", name); }
 
 TEST(SweepMerge, ShardsMergeToTheUnshardedResult) {
   const std::string d = scratch("shards");

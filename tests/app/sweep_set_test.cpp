@@ -4,10 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
-#include "sim/app/commands.h"
 #include "sim/io/h5_results_reader.h"
+#include "tests/app/sweep_cli_helpers.h"
 
 namespace attnsim::app {
 namespace {
@@ -18,25 +17,9 @@ const std::string kSweep =
     "device: teaching\nbase:\n  kernel: flash2\n  seq: 128\n  head_dim: 32\n"
     "axes:\n  block_m: [32, 64]\n";
 
-std::string scratch(const std::string& name) {
-  const fs::path d = fs::path(::testing::TempDir()) / ("attnsim_sweep_set_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
-
-std::string records(const std::string& path) {
-  std::string s;
-  for (const auto& p : io::read_results_h5(path).points) s += io::serialize_point(p);
-  return s;
-}
-
-int cli(const std::vector<std::string>& argv, std::string* err_text = nullptr) {
-  std::ostringstream out, err;
-  const int rc = run_cli(argv, out, err);
-  if (err_text) *err_text = err.str();
-  return rc;
-}
+using sweep_test::cli;
+using sweep_test::records;
+std::string scratch(const std::string& name) { return sweep_test::scratch("sweep_set", name); }
 
 TEST(SweepSet, CommandLineSetGivesThePointsOfTheFilesSet) {
   const std::string d = scratch("same");
