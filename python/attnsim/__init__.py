@@ -160,11 +160,13 @@ def run(device="h200", kernel="flash2", seq=None, head_dim=None, heads=None, *, 
     return Result(json.loads(text), series, period)
 
 
-def sweep(spec, jobs=None, out=None, progress=True, resume=False):
+def sweep(spec, jobs=None, out=None, progress=True, resume=False, overrides=None):
     """Runs a sweep and returns its table: one row per point, the HDF5 /table columns.
 
     spec      a sweep YAML path, or a dict of the same shape (name, device, base, axes,
               constraints, ...; docs/hdf5-schema.md, README)
+    overrides {key: value} for every point, after the spec's ``set`` (as ``attnsim sweep --set``),
+              e.g. ``{"sim.mode": "sampled"}`` or ``{"device.l2.capacity_bytes": 0}``
     jobs      points run in parallel (default: the CPUs available); results do not depend on it
     out       write the results file here (as ``attnsim sweep --out``); default: a temporary
               file, removed after its table is read
@@ -187,8 +189,9 @@ def sweep(spec, jobs=None, out=None, progress=True, resume=False):
     else:
         target = os.fspath(out)
     try:
+        sets = [f"{k}={_value_text(v)}" for k, v in (overrides or {}).items()]
         summary = _core.sweep(path, text, name, target, int(jobs), bool(progress), _stderr_is_terminal(),
-                              bool(resume), f"attnsim.sweep({path or name!r}, jobs={jobs})")
+                              bool(resume), f"attnsim.sweep({path or name!r}, jobs={jobs})", sets)
         df = read(target)
     finally:
         if tmp:

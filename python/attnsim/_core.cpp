@@ -200,14 +200,16 @@ core::RunResult run_point(const core::Workload& w, const core::DeviceSpec& d) {
 // `attnsim sweep` in one process: spec from a file (`spec_path`) or YAML text named `spec_name`.
 // Writes `out_path`; returns the summary counts. Throws ConfigError for bad input (nothing written).
 // Progress (`progress`) goes to sys.stderr: a redrawn bar on a `terminal`, else plain lines.
+// `sets`: "KEY=VALUE" overrides for every point, as `attnsim sweep --set`.
 py::dict sweep(const std::string& spec_path, const std::string& spec_text, const std::string& spec_name,
                const std::string& out_path, unsigned jobs, bool progress, bool terminal, bool resume,
-               const std::string& command) {
+               const std::string& command, const std::vector<std::string>& sets) {
   ProgressPipe pipe;
   const app::SweepSummary s = interruptible<app::SweepSummary>([&](const std::atomic<bool>& stop) {
     app::check_output_path(out_path, "out");
-    const config::SweepSpec spec = spec_path.empty() ? config::SweepLoader::load_text(spec_text, spec_name)
-                                                     : config::SweepLoader::load_file(spec_path);
+    const std::vector<config::Override> overrides = config::parse_overrides(sets);
+    const config::SweepSpec spec = spec_path.empty() ? config::SweepLoader::load_text(spec_text, spec_name, overrides)
+                                                     : config::SweepLoader::load_file(spec_path, overrides);
     const config::SweepExpander validate(spec);  // bad axes or constraints: ConfigError before anything runs
     app::SweepRunOptions o;
     o.out_path = out_path;
@@ -276,7 +278,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("run", &run, py::arg("device"), py::arg("kernel"), py::arg("workload_file"), py::arg("sets"),
         py::arg("max_memory"), py::arg("progress") = false, py::arg("terminal") = false);
   m.def("sweep", &sweep, py::arg("spec_path"), py::arg("spec_text"), py::arg("spec_name"), py::arg("out"),
-        py::arg("jobs"), py::arg("progress"), py::arg("terminal"), py::arg("resume"), py::arg("command_line"));
+        py::arg("jobs"), py::arg("progress"), py::arg("terminal"), py::arg("resume"), py::arg("command_line"),
+        py::arg("sets") = std::vector<std::string>{});
   m.def("cli", &cli, py::arg("argv"), py::arg("terminal") = false);
   // attnsim__bound of a metrics dict (the rule of `run --json`; "" when the busy metrics are absent).
   m.def("bound_of", [](const std::vector<std::pair<std::string, double>>& metrics) {

@@ -146,6 +146,26 @@ def test_sweep_equals_cli_sweep(attnsim, attnsim_bin, check, tmp_path):
     check(p.workload["block_m"] == want["block_m"][i], "read_point workload == table row")
 
 
+def test_sweep_overrides_equal_cli_set(attnsim, attnsim_bin, check, tmp_path):
+    spec = write_yaml(tmp_path / "s.yaml", SWEEP)
+    ref = str(tmp_path / "ref.h5")
+    r = cli(attnsim_bin, "sweep", spec, "--out", ref, "-j", "1", "--set", "sim.mode=sampled", "--set",
+            "device.l2.capacity_bytes=0")
+    check(r.returncode == 0, f"CLI sweep --set (rc {r.returncode}) {r.stderr[-300:]}")
+    out = str(tmp_path / "py.h5")
+    got = attnsim.sweep(spec, jobs=1, out=out, progress=False,
+                        overrides={"sim.mode": "sampled", "device.l2.capacity_bytes": 0})
+    diff = differences(ref, out)
+    check(not diff, f"sweep(overrides=...) file == CLI --set file (table and point records) {diff[:5]}")
+    check((got.loc[got["status"] == "ok", "attnsim__sim_mode"] == 1).all(), "every point ran sampled")
+    try:
+        attnsim.sweep(spec, progress=False, overrides={"block_m": 64})
+        refused = False
+    except attnsim.ConfigError as e:
+        refused = "--set block_m: the sweep varies this key" in str(e)
+    check(refused, "an override of an axis key is refused with the CLI's message")
+
+
 def test_errors_carry_the_cli_messages(attnsim, attnsim_bin, check, tmp_path):
     r = cli(attnsim_bin, "run", "--device", "h200", "--kernel", "flash9")
     with pytest.raises(attnsim.ConfigError) as e:
