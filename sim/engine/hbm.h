@@ -88,9 +88,11 @@ class Hbm {
   // Cycles the channels have been busy, summed over channels: every byte occupies its channel
   // for cycles_per_byte (reads) or write_cycles_per_byte (writes), so the sum follows from the
   // byte totals.
-  double busy_cycles() const {
-    return static_cast<double>(bytes_read_) * cycles_per_byte_ +
-           static_cast<double>(bytes_written_) * write_cycles_per_byte_;
+  double busy_cycles() const { return busy_cycles_for(bytes_read_, bytes_written_); }
+  // The same for byte totals counted elsewhere (a sampled launch's, which count skipped work
+  // that never reached the channels).
+  double busy_cycles_for(core::Bytes read, core::Bytes written) const {
+    return static_cast<double>(read) * cycles_per_byte_ + static_cast<double>(written) * write_cycles_per_byte_;
   }
   std::uint32_t channels() const { return static_cast<std::uint32_t>(free_.size()); }
   // Sampled simulation: the DRAM bytes of skipped steps load the channels as a fluid

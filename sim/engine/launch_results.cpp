@@ -60,6 +60,8 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
   const BusyCycles busy = busy_cycles();
   // Dirty lines count as this launch's DRAM writes unless the device asks for Nsight Compute
   // accounting (l2.count_final_writeback: false), which stops counting when the kernel ends.
+  const core::Bytes written_back_in_launch = memory_.written_back();
+  const core::Bytes room = sampler_.enabled() ? memory_.l2_room() : 0;
   if (device_.l2.count_final_writeback) memory_.flush(end);
   if (series_.samples().empty() || series_.samples().back().t < end) take_sample(end);
 
@@ -94,7 +96,21 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
     const double start = n > timed ? blocking_done_[n - timed - 1] : 0.0;
     t.cycles_per_load = (blocking_done_.back() - start) / static_cast<double>(timed);
   }
-  if (sampler_.enabled()) sampler_.finish(t, r.tensors, busy.dram, memory_.untimed_dram_bytes());
+  if (sampler_.enabled()) {
+    sampler_.finish(t, r.tensors);
+    if (t.in_full_because.empty()) {
+      // Skipped work took no channel or port time: the DRAM and L2 busy cycles follow from the
+      // counted bytes, as a full run's from the bytes its channels and ports moved. DRAM: the
+      // reads, and the writes but those of the final write-back (which a full run's busy cycles
+      // leave out): the dirty lines the L2 holds at the end, and of the writes of CTAs skipped
+      // whole (never in the L2) as many as its empty ways would have held.
+      const core::Bytes counted = memory_.traffic().dram.total_write();  // without the sampler's extrapolation
+      const core::Bytes skipped_writes = t.dram_write - std::min(t.dram_write, counted);
+      const core::Bytes final_writeback = memory_.written_back() - written_back_in_launch + std::min(skipped_writes, room);
+      t.busy.dram = memory_.hbm().busy_cycles_for(t.dram_read, t.dram_write - std::min(t.dram_write, final_writeback));
+      t.busy.l2 = memory_.l2_busy_cycles_for(t.memory.l2_request_bytes);
+    }
+  }
   r.totals = t;  // sim/io names them (io::launch_metrics)
   r.series = series_.to_rates(device_);
   return r;

@@ -72,6 +72,7 @@ core::Bytes MemorySystem::count_writeback(const Victim& v) {
   const core::Bytes bytes = static_cast<core::Bytes>(sector_count(v.dirty_mask)) * sector_bytes_ * weight;
   const auto t = static_cast<core::Tensor>(v.tensor);
   if (!writes_when_stored_ || core::stored_repeatedly(t)) traffic_.dram[t].write += bytes;  // else counted when stored
+  written_back_ += bytes;
   counters_.l2_writebacks += weight;
   return bytes;
 }
@@ -288,12 +289,12 @@ void MemorySystem::warm_scale(const WarmMark& m, core::Tensor tensor, double f) 
   untimed_dram_ += traffic_.dram[tensor].read - dram;
 }
 
-double MemorySystem::l2_busy_cycles() const {
+double MemorySystem::l2_busy_cycles_for(std::uint64_t request_bytes) const {
   // Every L2 request occupies its partition's port for its sector bytes at the per-partition rate
   // (l2_request), and l2_request_bytes sums those bytes.
   if (l2_ports_.empty() || !l2_enabled_) return 0;
   const double per_port = device_.gbps_to_bytes_per_cycle(device_.l2.bandwidth_gbps) / l2_.partitions();
-  return per_port > 0 ? static_cast<double>(counters_.l2_request_bytes) / per_port : 0;
+  return per_port > 0 ? static_cast<double>(request_bytes) / per_port : 0;
 }
 
 double MemorySystem::flush(double t) {

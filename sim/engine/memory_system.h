@@ -57,6 +57,13 @@ class MemorySystem {
   // time on any port or HBM channel; its DRAM bytes are added to untimed_dram_bytes().
   void warm(std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor, bool write, bool via_l1);
   core::Bytes untimed_dram_bytes() const { return untimed_dram_; }
+  // The DRAM bytes of the L2's write-backs so far, weighted as counted (set sampling), also those
+  // of tensors whose writes count_writes_when_stored counts when stored.
+  core::Bytes written_back() const { return written_back_; }
+  // Bytes the L2 could still take without evicting a line (0 with the L2 off).
+  core::Bytes l2_room() const {
+    return l2_enabled_ ? static_cast<core::Bytes>(l2_.empty_units(warm_stride_)) * unit_bytes_ : 0;
+  }
   // Set sampling of warmed loads: only the units of every warm_stride()-th L2 set are warmed
   // (those sets see every access of the launch), and a tile's counts are scaled by its sectors
   // over its warmed sectors (TileAccess::warm). The stride is the largest power of two up to
@@ -103,7 +110,8 @@ class MemorySystem {
   const MemoryCounters& counters() const { return counters_; }
   core::LevelTraffic& traffic() { return traffic_; }
   const Hbm& hbm() const { return hbm_; }
-  double l2_busy_cycles() const;   // summed over the partitions' ports
+  double l2_busy_cycles() const { return l2_busy_cycles_for(counters_.l2_request_bytes); }  // summed over the ports
+  double l2_busy_cycles_for(std::uint64_t request_bytes) const;  // for request bytes counted elsewhere
   double dma_busy_cycles() const { return 0; }  // no DMA engines
 
  private:
@@ -186,6 +194,7 @@ class MemorySystem {
   core::Bytes untimed_dram_ = 0;  // DRAM bytes of warm() accesses
   std::uint32_t warm_stride_ = 1;  // set sampling of warm()
   bool writes_when_stored_ = false;  // count_writes_when_stored
+  core::Bytes written_back_ = 0;  // written_back()
   // Counts a store's DRAM writes now where count_writes_when_stored applies to its tensor.
   void count_stored(core::Bytes addr, std::uint32_t bytes, core::Tensor tensor) {
     if (writes_when_stored_ && !core::stored_repeatedly(tensor)) [[unlikely]]

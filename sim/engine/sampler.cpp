@@ -334,14 +334,12 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   wave_done(s.cta, s, duration, scratch_);
 }
 
-void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy, core::Bytes untimed) const {
+void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic) const {
   auto r = [](double x) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, x))); };
   auto& c = t.memory;
   std::uint64_t* counters[10] = {&c.lts_sectors, &c.lts_hit_sectors, &c.lts_bytes, &c.l2_request_bytes, &c.l1_hits,
                                  &c.l1_misses,   &c.l2_near_hits,    &c.l2_far_hits, &c.l2_misses,     &c.l2_writebacks};
   for (std::size_t i = 0; i < 10; ++i) *counters[i] = r(static_cast<double>(*counters[i]) + ext_[i]);
-  // DRAM bytes that took HBM time (warmed accesses took none).
-  const core::Bytes dram_before = traffic.dram.total_read() + traffic.dram.total_write() - untimed;
   // The DRAM reads of CTAs counted as the reference, per wave from its sharing groups.
   std::vector<double> ext = ext_;
   const double per = static_cast<double>(wave_);
@@ -361,8 +359,6 @@ void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double 
   traffic.smem += skipped_smem_;
   t.dram_read = traffic.dram.total_read();
   t.dram_write = traffic.dram.total_write();
-  const core::Bytes dram_after = t.dram_read + t.dram_write;
-  if (dram_before > 0) t.busy.dram = hbm_busy * static_cast<double>(dram_after) / static_cast<double>(dram_before);
   t.sampled = true;
   t.ctas_skipped = phantoms_;
   const double all = static_cast<double>(ops_simulated_ + ops_skipped_);

@@ -183,10 +183,9 @@ class Sampler {
   // The skipped steps' op-stream counts (LaunchStats without events).
   const core::LaunchStats& skipped_stats() const { return skipped_stats_; }
   // Adds the skipped steps' memory counts to the launch's totals and traffic (t.stats already
-  // holds skipped_stats()); scales the DRAM busy cycles with the DRAM bytes; sets the sampling
-  // fields.
-  // `untimed`: DRAM bytes of warmed accesses (no HBM time).
-  void finish(core::LaunchTotals& t, core::LevelTraffic& traffic, double hbm_busy, core::Bytes untimed) const;
+  // holds skipped_stats()); sets the sampling fields. The DRAM and L2 busy cycles follow from the
+  // counted bytes (LaunchSimulator::results).
+  void finish(core::LaunchTotals& t, core::LevelTraffic& traffic) const;
 
  private:
   struct KeyAcc {  // one (tensor, load/store) of a CTA

@@ -55,6 +55,8 @@ class ScratchpadMemory {
     untimed_dram_ += bytes;
   }
   core::Bytes untimed_dram_bytes() const { return untimed_dram_; }
+  core::Bytes written_back() const { return 0; }  // no L2: every write goes to DRAM as it is made
+  core::Bytes l2_room() const { return 0; }
   // No cache: every access is warmed and counted (MemorySystem's set sampling does not apply).
   std::uint32_t set_warm_stride(std::uint32_t) { return 1; }
   void count_writes_when_stored(bool) {}  // no set sampling: every write is counted
@@ -80,6 +82,7 @@ class ScratchpadMemory {
   core::LevelTraffic& traffic() { return traffic_; }
   const Hbm& hbm() const { return hbm_; }
   double l2_busy_cycles() const { return 0; }
+  double l2_busy_cycles_for(std::uint64_t) const { return 0; }
   double dma_busy_cycles() const;  // summed over the DMA engines
 
  private:

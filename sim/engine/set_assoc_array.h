@@ -138,6 +138,13 @@ class SetAssocArray {
 
   std::uint32_t sets() const { return sets_; }
   std::uint32_t ways() const { return assoc_; }
+  // Ways holding no line, in the sets whose index is a multiple of `stride` (a power of two).
+  std::uint64_t empty_ways(std::uint32_t stride) const {
+    std::uint64_t n = 0;
+    for (std::uint32_t s = 0; s < sets_; s += stride)
+      for (std::uint32_t i = 0; i < assoc_; ++i) n += filled(block(s), i) ? 0 : 1;
+    return n;
+  }
 
  private:
   struct alignas(64) Block {  // one host cache line; a set spans stride_ / 64 of them
