@@ -25,11 +25,12 @@ void LaunchSimulator<Memory>::init_sampler() {
   if (groups_.size() != 1 || !mbar_counts_.empty()) {
     memory_.enable_background(false);  // CTAs skipped whole load the HBM channels (fluid_load.h)
     sampler_.whole_ctas_only();
-    sampler_.probe(scheduler_.num_ctas(), emit0);  // equal waves, or classes of CTAs of unequal lengths
+    sampler_.probe(scheduler_.num_ctas(), emit0, static_cast<std::uint32_t>(groups_.size()),
+                   options_.sampled_min_ops);  // equal waves, or classes of CTAs of unequal lengths
     sampling_ = !sampler_.inert();  // nothing to skip: run as in full mode, without the hooks
     return;
   }
-  sampler_.probe(scheduler_.num_ctas(), emit0);
+  sampler_.probe(scheduler_.num_ctas(), emit0, 1, options_.sampled_min_ops);
   // Where nothing can be skipped (no two consecutive waves of CTAs with equal step counts, and
   // steps are not skipped), the launch runs as in full mode, without the hooks' cost.
   sampling_ = !sampler_.inert();

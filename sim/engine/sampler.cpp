@@ -209,12 +209,14 @@ std::uint64_t Sampler::decide_warm_end(const Slot& s) {
   return kWarmSteps;
 }
 
-void Sampler::probe(std::uint64_t ctas, const EmitStep& emit) {
+void Sampler::probe(std::uint64_t ctas, const EmitStep& emit, std::uint32_t groups, std::uint64_t min_ops) {
+  std::uint64_t ops = 0;  // of the probed CTAs
   auto count_steps = [&](std::uint64_t cta) {
     std::uint64_t steps = 0;
     for (;; ++steps) {
       check_ops_.clear();
       if (!emit(cta, steps, check_ops_)) return steps;
+      ops += check_ops_.size();
     }
   };
   std::vector<std::uint64_t> probe_ctas, probe_steps;
@@ -223,6 +225,15 @@ void Sampler::probe(std::uint64_t ctas, const EmitStep& emit) {
     probe_ctas.push_back(ctas == 1 ? 0 : (ctas - 1) * i / (kProbes - 1));
     probe_steps.push_back(count_steps(probe_ctas.back()));
     unequal = unequal || probe_steps.back() != probe_steps.front();
+  }
+  // A small launch runs in full: simulating all of it costs little (full mode runs a few million
+  // ops per second), and its samples would only add their error.
+  if (!probe_ctas.empty() &&
+      static_cast<double>(ops) / static_cast<double>(probe_ctas.size()) * static_cast<double>(ctas) * groups <
+          static_cast<double>(min_ops)) {
+    disable("the launch is small (fewer tile ops than are worth sampling: 131,072 by default)");
+    inert_ = true;
+    return;
   }
   if (describe_) {  // whole_ctas_only: equal waves of CTAs, or classes of CTAs (group 0's step counts)
     if (waves_could_be_skipped(ctas, count_steps)) return;

@@ -111,7 +111,9 @@ class Sampler {
   // After whole_ctas_only() it looks for equal waves, then for classes (group 0's steps); with
   // neither the launch is inert.
   using EmitStep = std::function<bool(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops)>;
-  void probe(std::uint64_t ctas, const EmitStep& emit);
+  // `groups`: warp groups per CTA (emit gives group 0's ops); a launch of fewer than `min_ops`
+  // tile ops in all is simulated in full.
+  void probe(std::uint64_t ctas, const EmitStep& emit, std::uint32_t groups = 1, std::uint64_t min_ops = 0);
   static constexpr std::uint32_t kProbes = 16;
   bool skips_steps() const { return skip_steps_; }
   // Nothing of the launch will be skipped: its results are a full run's (sampled fraction 1),
