@@ -177,6 +177,7 @@ void check_point(CheckPoint& c, bool functional) {
   const std::atomic<bool>* interrupt = command_context().interrupt;
   engine::EngineOptions engine_options;
   engine_options.sampled = program.workload.sim_mode == core::SimMode::kSampled;
+  engine_options.sampled_min_ops = program.workload.sim_min_ops;
   if (interrupt) engine_options.progress = [interrupt](const engine::LaunchProgress&) { throw_if_interrupted(interrupt); };
   for (const auto& k : engine::simulate(*c.device, program, engine_options)) dram.push_back(k.tensors.dram);
   c.dram_diff = difference(dram, want, first);
@@ -383,11 +384,15 @@ int cmd_check(const Args& args, std::ostream& out) {
     std::vector<core::Workload> workloads;
     if (file.empty()) {
       workloads = kernels::check_grid(*device);
-      // --set sim.mode=sampled checks the grid's closed forms in sampled simulation.
+      // --set sim.mode=sampled checks the grid's closed forms in sampled simulation (its
+      // workloads are small: add --set sim.min_ops=0 to sample them).
       for (const auto& o : workload_overrides)
-        if (o.key == "sim.mode") {
-          const core::SimMode mode = config::workload_for_kernel("flash2", {o}).sim_mode;
-          for (auto& w : workloads) w.sim_mode = mode;
+        if (o.key == "sim.mode" || o.key == "sim.min_ops") {
+          const core::Workload sim = config::workload_for_kernel("flash2", {o});
+          for (auto& w : workloads) {
+            if (o.key == "sim.mode") w.sim_mode = sim.sim_mode;
+            else w.sim_min_ops = sim.sim_min_ops;
+          }
         }
     } else workloads.push_back(config::load_workload_file(file, workload_overrides));
     for (const auto& w : workloads) {

@@ -73,6 +73,7 @@ core::RunResult run_workload(const core::Workload& workload, const core::DeviceS
   result.workload = program.workload;
   engine::EngineOptions engine_base = options.engine;
   engine_base.sampled = program.workload.sim_mode == core::SimMode::kSampled;  // sim.mode
+  engine_base.sampled_min_ops = program.workload.sim_min_ops;                 // sim.min_ops
   result.device_name = device.name;
   if (options.interrupt) {
     engine::EngineOptions engine_options = engine_base;

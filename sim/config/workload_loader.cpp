@@ -235,9 +235,10 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
     m.check(!w.incoherent_processing || std::has_single_bit(w.head_dim), "incoherent_processing",
             "needs head_dim a power of 2 (a Hadamard transform of the head dimension); head_dim is " +
                 std::to_string(w.head_dim));
-  {  // sim: {mode: full | sampled}
+  {  // sim: {mode: full | sampled, min_ops: N}
     MapReader sim(m.reader(), m.get("sim"), m.path_of("sim"));
     read_choice<core::SimMode>(sim, "mode", w.sim_mode, &parse_sim_mode, "full, sampled");
+    sim.u64("min_ops", w.sim_min_ops, Need::kOptional, "a non-negative integer");
     sim.finish();
   }
   if (m.bytes("working_set_bytes", w.working_set_bytes))
@@ -407,7 +408,10 @@ std::string workload_to_yaml(const core::Workload& w) {
     o << "functional_inputs: " << core::to_string(w.functional_inputs) << "\n";
   if (w.fp8_scales != core::Fp8Scales::kHead) o << "fp8_scales: " << core::to_string(w.fp8_scales) << "\n";
   if (w.incoherent_processing) o << "incoherent_processing: true\n";
-  if (w.sim_mode != core::SimMode::kFull) o << "sim:\n  mode: " << core::to_string(w.sim_mode) << "\n";
+  if (w.sim_mode != core::SimMode::kFull || w.sim_min_ops != core::kDefaultSampledMinOps) {
+    o << "sim:\n  mode: " << core::to_string(w.sim_mode) << "\n";
+    if (w.sim_min_ops != core::kDefaultSampledMinOps) o << "  min_ops: " << w.sim_min_ops << "\n";
+  }
   // Zero means "the kernel's default" and is written by leaving the key out.
   auto opt = [&](const char* key, std::uint64_t v) {
     if (v) o << key << ": " << v << "\n";

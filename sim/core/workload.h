@@ -18,6 +18,8 @@ enum class CtaOrder : std::uint8_t { kRowMajor, kHeadMajor };
 // sim.mode: simulate every op (full) or a detected steady state and extrapolate (sampled;
 // docs/sampling.md).
 enum class SimMode : std::uint8_t { kFull, kSampled };
+// sim.min_ops: sampled mode simulates a launch of fewer tile ops in full (docs/sampling.md).
+inline constexpr std::uint64_t kDefaultSampledMinOps = std::uint64_t{1} << 17;
 // Where a paged K/V cache's pages sit in its page pool: in sequence order, or permuted.
 enum class PagePlacement : std::uint8_t { kContiguous, kShuffled };
 // Functional mode's random inputs: N(0,1) entries, or N(0,1) + N(0,100)·Bernoulli(0.001) (the
@@ -105,6 +107,7 @@ struct Workload {
   // matrix (random signs, then a Hadamard transform) before they are stored; head_dim a power of 2.
   bool incoherent_processing = false;
   SimMode sim_mode = SimMode::kFull;   // sim.mode
+  std::uint64_t sim_min_ops = kDefaultSampledMinOps;  // sim.min_ops (0: sample every launch that can be)
   // Microbenchmarks.
   Bytes working_set_bytes = 0;     // pointer_chase
   std::uint64_t loads = 0;         // pointer_chase

@@ -54,7 +54,7 @@ struct EngineOptions {
   bool sampled = false;  // sim.mode: sampled (engine/sampler.h)
   // Sampled mode simulates a launch of fewer tile ops than this in full (its CTAs' op streams,
   // estimated from the probed CTAs): there sampling saves little CPU time and adds its error.
-  std::uint64_t sampled_min_ops = std::uint64_t{1} << 17;
+  std::uint64_t sampled_min_ops = core::kDefaultSampledMinOps;  // the workload's sim.min_ops
   // A timeline of the ops of the CTAs in trace_ctas (sorted; CTA indices in dispatch order, in
   // every launch that has them), one call per op in simulation order; it only observes. In
   // sampled mode a skipped step, or a CTA skipped whole, is one record without an op.

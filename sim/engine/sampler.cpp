@@ -231,7 +231,7 @@ void Sampler::probe(std::uint64_t ctas, const EmitStep& emit, std::uint32_t grou
   if (!probe_ctas.empty() &&
       static_cast<double>(ops) / static_cast<double>(probe_ctas.size()) * static_cast<double>(ctas) * groups <
           static_cast<double>(min_ops)) {
-    disable("the launch is small (fewer tile ops than are worth sampling: 131,072 by default)");
+    disable("the launch is small (fewer tile ops than sim.min_ops, 131,072 by default)");
     inert_ = true;
     return;
   }

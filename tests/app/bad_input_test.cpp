@@ -150,6 +150,7 @@ std::vector<BadCase> table_cases() {
       {"set_empty_value", run_with({"--set", "seq="}), {"--set seq"}},
       {"set_zero_head_dim", run_with({"--set", "head_dim=0"}), {"--set head_dim"}},
       {"set_unknown_dtype", run_with({"--set", "dtype=fp7"}), {"--set dtype", "fp7"}},
+      {"set_negative_sim_min_ops", run_with({"--set", "sim.min_ops=-1"}), {"--set sim.min_ops", "non-negative"}},
       {"set_device_unknown_key", run_with({"--set", "device.l2.capacityy=0"}), {"device.l2.capacityy"}},
       {"set_device_negative", run_with({"--set", "device.sm.count=-4"}), {"device.sm.count"}},
       {"set_device_value_not_yaml", run_with({"--set", "device.clock_ghz=[1,"}), {"device.clock_ghz"}},

@@ -74,5 +74,21 @@ TEST(RunWorkload, InterruptFlagStopsTheEngineAndFunctionalMode) {
   EXPECT_THROW(run_workload(w, device, options), Interrupted);
 }
 
+// The workload's sim.min_ops reaches the engine: a small launch (stream_read with one CTA of 256
+// steps) runs in full by default and is sampled with sim.min_ops: 0.
+TEST(RunWorkload, SimMinOpsReachesTheEngine) {
+  const core::DeviceSpec device = config::load_device("h200");
+  const std::vector<config::Override> small = {
+      {"programs", "1"}, {"bytes_per_step", "4096"}, {"total_bytes", "1048576"}, {"sim.mode", "sampled"}};
+  auto fraction = [&](std::vector<config::Override> sets) {
+    const core::RunResult r = run_workload(config::workload_for_kernel("stream_read", sets), device);
+    return core::find_metric(r.metrics, "attnsim__sampled_fraction")->value;
+  };
+  EXPECT_EQ(fraction(small), 1.0);
+  std::vector<config::Override> all = small;
+  all.push_back({"sim.min_ops", "0"});
+  EXPECT_LT(fraction(all), 0.5);
+}
+
 }  // namespace
 }  // namespace attnsim::app

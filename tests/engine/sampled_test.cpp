@@ -648,7 +648,7 @@ TEST(Sampled, SmallLaunchesRunInFull) {
       EXPECT_EQ(sampled[i].tensors.lts, full[i].tensors.lts) << kernel;
       EXPECT_EQ(sampled[i].totals.sampled_fraction, 1.0) << kernel;
       EXPECT_EQ(sampled[i].totals.in_full_because,
-                "the launch is small (fewer tile ops than are worth sampling: 131,072 by default)")
+                "the launch is small (fewer tile ops than sim.min_ops, 131,072 by default)")
           << kernel;
     }
   }
@@ -700,6 +700,15 @@ TEST(Sampled, ClusterLaunchesRunInFull) {
 TEST(Sampled, ModeIsAWorkloadKey) {
   EXPECT_EQ(config::workload_for_kernel("flash2", {{"sim.mode", "sampled"}}).sim_mode, core::SimMode::kSampled);
   EXPECT_EQ(config::workload_for_kernel("flash2", {}).sim_mode, core::SimMode::kFull);
+  // sim.min_ops: the small-launch threshold (SmallLaunchesRunInFull), 0 to sample every launch;
+  // written back only where it is not the default.
+  const core::Workload w = config::workload_for_kernel("flash2", {{"sim.mode", "sampled"}, {"sim.min_ops", "0"}});
+  EXPECT_EQ(w.sim_min_ops, 0u);
+  EXPECT_EQ(config::workload_for_kernel("flash2", {}).sim_min_ops, core::kDefaultSampledMinOps);
+  EXPECT_NE(config::workload_to_yaml(w).find("sim:\n  mode: sampled\n  min_ops: 0\n"), std::string::npos)
+      << config::workload_to_yaml(w);
+  EXPECT_EQ(config::workload_to_yaml(config::workload_for_kernel("flash2", {{"sim.mode", "sampled"}})).find("min_ops"),
+            std::string::npos);
   try {
     config::workload_for_kernel("flash2", {{"sim.mode", "fast"}});
     FAIL() << "sim.mode: fast accepted";
