@@ -57,8 +57,9 @@ class L2Cache {
     return parts_.empty() || (parts_[0].set_of(hash(line)) & (stride - 1)) == 0;
   }
   std::uint32_t partitions() const { return partitions_; }
-  // Units the partitions could still take without evicting (empty ways), counted in the sets of
-  // index a multiple of `stride` (set sampling: the sets that saw every access) for all sets.
+  // Units the partitions could still take without evicting (empty ways): counted in the sets
+  // whose index is a multiple of `stride` (set sampling: the sets that saw every access), times
+  // `stride`.
   std::uint64_t empty_units(std::uint32_t stride) const {
     std::uint64_t n = 0;
     for (const auto& p : parts_) n += p.empty_ways(stride);

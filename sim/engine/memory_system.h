@@ -54,9 +54,8 @@ class MemorySystem {
   double flush(double t);
   // Functional warming (sim.mode: sampled): a read (`via_l1` as in read) or store of `bytes` at
   // `addr` (inside one unit) leaves the L1 and L2 state and the counts it would, but takes no
-  // time on any port or HBM channel; its DRAM bytes are added to untimed_dram_bytes().
+  // time on any port or HBM channel; its DRAM bytes load the channels as a fluid (occupy).
   void warm(std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor, bool write, bool via_l1);
-  core::Bytes untimed_dram_bytes() const { return untimed_dram_; }
   // The DRAM bytes of the L2's write-backs so far, weighted as counted (set sampling), also those
   // of tensors whose writes count_writes_when_stored counts when stored.
   core::Bytes written_back() const { return written_back_; }

@@ -52,9 +52,7 @@ class ScratchpadMemory {
     (write ? traffic_.lts[tensor].write : traffic_.lts[tensor].read) += bytes;
     (write ? traffic_.dram[tensor].write : traffic_.dram[tensor].read) += bytes;
     counters_.lts_bytes += bytes;
-    untimed_dram_ += bytes;
   }
-  core::Bytes untimed_dram_bytes() const { return untimed_dram_; }
   core::Bytes written_back() const { return 0; }  // no L2: every write goes to DRAM as it is made
   core::Bytes l2_room() const { return 0; }
   // No cache: every access is warmed and counted (MemorySystem's set sampling does not apply).
@@ -97,7 +95,6 @@ class ScratchpadMemory {
   std::vector<BandwidthServer> dma_;  // engines, core-major
   MemoryCounters counters_;           // only lts_bytes: there is no cache
   core::LevelTraffic traffic_;
-  core::Bytes untimed_dram_ = 0;      // DRAM bytes of warm() accesses
 };
 
 }  // namespace attnsim::engine
