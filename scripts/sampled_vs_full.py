@@ -5,7 +5,9 @@ relative error of the run's time, DRAM bytes and L2 bytes, the largest time erro
 kernels (launches; errors of a run's kernels can cancel in its total), the sampled fraction, the
 estimated error and the CPU seconds (user + sys of the child) of each mode, then the medians and
 worst cases over all workloads and, where some ran in full in sampled mode too (their errors are
-0), over the sampled ones alone.
+0), over the sampled ones alone. The JSON rows and a summary line also give the errors of the DRAM
+and L2 busy cycles (attnsim__dram_busy_cycles, attnsim__l2_busy_cycles: the busy % and the
+`bound by` line), where both runs report them.
 
 Usage: scripts/sampled_vs_full.py [--binary build/attnsim] [--json OUT] [--reuse-full PREV.json] [--jitter K] LIST...
 --reuse-full: take the full runs' metrics and CPU seconds of workloads found in an earlier --json
@@ -40,6 +42,11 @@ def run(binary, args, mode):
 
 def dram_bytes(m):
     return m["dram__bytes_read.sum"] + m["dram__bytes_write.sum"]
+
+
+KEPT = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
+        "attnsim__dram_busy_cycles", "attnsim__l2_busy_cycles")  # the metrics a JSON row keeps
+BUSY = {"dram_busy_err": "attnsim__dram_busy_cycles", "l2_busy_err": "attnsim__l2_busy_cycles"}
 
 
 def jittered_full_runs(binary, args, clock, k):
@@ -112,11 +119,12 @@ def main():
             "estimated_err_pct": samp.get("attnsim__sampling_error_pct", 0.0),
             "cpu_full_s": cpu_f,
             "cpu_sampled_s": cpu_s,
-            "full": {k: full[k] for k in ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
-                                          "lts__t_bytes.sum") if k in full},
-            "sampled": {k: samp[k] for k in ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum",
-                                             "lts__t_bytes.sum") if k in samp},
+            "full": {k: full[k] for k in KEPT if k in full},
+            "sampled": {k: samp[k] for k in KEPT if k in samp},
         }
+        for name, metric in BUSY.items():  # absent from the full runs of files written before them
+            if metric in full and metric in samp:
+                r[name] = rel(samp[metric], full[metric])
         if jitter:
             fulls = [full["gpu__time_duration.sum"], *jitter]
             mid = statistics.median(fulls)
@@ -145,6 +153,12 @@ def main():
         print(f"{len(rows)} workloads: |time err| median {100 * statistics.median(t):.3f} %, worst {100 * max(t):.3f} %; "
               f"|DRAM err| worst {100 * max(d):.3f} %; |L2 err| worst {100 * max(l2):.3f} %; "
               f"CPU full {sum(r['cpu_full_s'] for r in rows):.1f} s, sampled {sum(r['cpu_sampled_s'] for r in rows):.1f} s")
+        b = [r for r in rows if "dram_busy_err" in r and "l2_busy_err" in r]
+        if b:
+            db = [abs(r["dram_busy_err"]) for r in b]
+            lb = [abs(r["l2_busy_err"]) for r in b]
+            print(f"busy cycles ({len(b)} workloads): |DRAM err| median {100 * statistics.median(db):.3f} %, worst "
+                  f"{100 * max(db):.3f} %; |L2 err| median {100 * statistics.median(lb):.3f} %, worst {100 * max(lb):.3f} %")
         k = [abs(e) for r in rows for e in r["kernel_time_errs"]]
         if k:
             print(f"{len(k)} kernels of {sum(1 for r in rows if r['kernel_time_errs'])} workloads: |time err| median "

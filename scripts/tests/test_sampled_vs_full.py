@@ -145,3 +145,38 @@ def test_summary_over_the_sampled_workloads_alone(attnsim_bin, tmp_path):
     assert "2 workloads: |time err| median 1.000 %, worst 2.000 %" in out, out  # 0 and 2 %
     assert "1 sampled workloads (the others ran in full): |time err| median 2.000 %, worst 2.000 %" in out, out
     assert "their kernels median 2.000 %, worst 2.000 %" in out, out
+
+
+# The sampled run reports DRAM busy cycles 5 % and L2 busy cycles 2 % above the full run's.
+BUSY_WRAPPER = """#!/bin/bash
+mode=full
+for a in "$@"; do [ "$a" = "sim.mode=sampled" ] && mode=sampled; done
+"{attnsim}" "$@" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d["metrics"]["attnsim__dram_busy_cycles"] = 1050.0 if "'$mode'" == "sampled" else 1000.0
+d["metrics"]["attnsim__l2_busy_cycles"] = 510.0 if "'$mode'" == "sampled" else 500.0
+json.dump(d, sys.stdout)
+'
+"""
+
+
+def test_busy_cycle_errors_are_reported(attnsim_bin, tmp_path):
+    wrapper, lst, out_json = make_inputs(BUSY_WRAPPER, attnsim_bin, tmp_path)
+    out = run(["--binary", wrapper, "--json", out_json, lst])
+    r = json.load(open(out_json))[0]
+    assert abs(r["dram_busy_err"] - 0.05) < 1e-12 and abs(r["l2_busy_err"] - 0.02) < 1e-12, r
+    assert r["full"]["attnsim__dram_busy_cycles"] == 1000.0, r
+    assert "busy cycles (1 workloads): |DRAM err| median 5.000 %, worst 5.000 %; |L2 err| median 2.000 %" in out, out
+    # Reused full runs keep their busy cycles; rows written before them (no busy metrics) get no error.
+    out2 = os.path.join(str(tmp_path), "rows2.json")
+    run(["--binary", wrapper, "--reuse-full", out_json, "--json", out2, lst])
+    assert abs(json.load(open(out2))[0]["dram_busy_err"] - 0.05) < 1e-12
+    old = json.load(open(out_json))
+    for row in old:
+        for k in ("attnsim__dram_busy_cycles", "attnsim__l2_busy_cycles"):
+            del row["full"][k]
+    with open(out_json, "w") as f:
+        json.dump(old, f)
+    out3 = run(["--binary", wrapper, "--reuse-full", out_json, "--json", out2, lst])
+    assert "dram_busy_err" not in json.load(open(out2))[0] and "busy cycles" not in out3, out3
