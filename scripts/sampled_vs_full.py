@@ -7,7 +7,9 @@ estimated error and the CPU seconds (user + sys of the child) of each mode, then
 worst cases over all workloads and, where some ran in full in sampled mode too (their errors are
 0), over the sampled ones alone. The JSON rows and a summary line also give the errors of the DRAM
 and L2 busy cycles (attnsim__dram_busy_cycles, attnsim__l2_busy_cycles: the busy % and the
-`bound by` line), where both runs report them.
+`bound by` line), and of the L2 far hits (attnsim__l2_far_hits: reads served by the other L2
+partition, which rise where sampled mode places a head's CTAs across both partitions more evenly
+than full mode does; docs/sampling.md, known limits), where both runs report them.
 
 Usage: scripts/sampled_vs_full.py [--binary build/attnsim] [--json OUT] [--reuse-full PREV.json] [--jitter K] LIST...
 --reuse-full: take the full runs' metrics and CPU seconds of workloads found in an earlier --json
@@ -45,8 +47,10 @@ def dram_bytes(m):
 
 
 KEPT = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
-        "attnsim__dram_busy_cycles", "attnsim__l2_busy_cycles")  # the metrics a JSON row keeps
-BUSY = {"dram_busy_err": "attnsim__dram_busy_cycles", "l2_busy_err": "attnsim__l2_busy_cycles"}
+        "attnsim__dram_busy_cycles", "attnsim__l2_busy_cycles", "attnsim__l2_far_hits")  # a JSON row's metrics
+# Errors a row has where both runs report the metric (absent from full runs of older files).
+BUSY = {"dram_busy_err": "attnsim__dram_busy_cycles", "l2_busy_err": "attnsim__l2_busy_cycles",
+        "far_hits_err": "attnsim__l2_far_hits"}
 
 
 def jittered_full_runs(binary, args, clock, k):
@@ -159,6 +163,10 @@ def main():
             lb = [abs(r["l2_busy_err"]) for r in b]
             print(f"busy cycles ({len(b)} workloads): |DRAM err| median {100 * statistics.median(db):.3f} %, worst "
                   f"{100 * max(db):.3f} %; |L2 err| median {100 * statistics.median(lb):.3f} %, worst {100 * max(lb):.3f} %")
+        fh = [r["far_hits_err"] for r in rows if "far_hits_err" in r and r["sampled_fraction"] < 1]
+        if fh:
+            print(f"L2 far hits ({len(fh)} sampled workloads): err median {100 * statistics.median(fh):+.3f} %, "
+                  f"|err| worst {100 * max(fh, key=abs):+.3f} %")
         k = [abs(e) for r in rows for e in r["kernel_time_errs"]]
         if k:
             print(f"{len(k)} kernels of {sum(1 for r in rows if r['kernel_time_errs'])} workloads: |time err| median "

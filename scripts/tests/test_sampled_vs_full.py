@@ -2,7 +2,8 @@
 """scripts/sampled_vs_full.py: per-kernel time errors beside the run's, found even where two
 kernels' errors cancel in the run's total; --reuse-full takes the full runs from an earlier JSON;
 --jitter reports the perturbed full runs' spread and the sampled errors (time, DRAM bytes) against
-their medians; the summary has a line over the sampled workloads alone.
+their medians; the summary has a line over the sampled workloads alone; the busy cycles' and L2 far
+hits' errors are reported.
 Run: ATTNSIM=build/attnsim /usr/bin/python3 -m pytest scripts/tests/test_sampled_vs_full.py"""
 import json
 import os
@@ -156,6 +157,8 @@ import json, sys
 d = json.load(sys.stdin)
 d["metrics"]["attnsim__dram_busy_cycles"] = 1050.0 if "'$mode'" == "sampled" else 1000.0
 d["metrics"]["attnsim__l2_busy_cycles"] = 510.0 if "'$mode'" == "sampled" else 500.0
+d["metrics"]["attnsim__l2_far_hits"] = 1100.0 if "'$mode'" == "sampled" else 1000.0
+d["metrics"]["attnsim__sampled_fraction"] = 0.5 if "'$mode'" == "sampled" else 1.0
 json.dump(d, sys.stdout)
 '
 """
@@ -168,15 +171,19 @@ def test_busy_cycle_errors_are_reported(attnsim_bin, tmp_path):
     assert abs(r["dram_busy_err"] - 0.05) < 1e-12 and abs(r["l2_busy_err"] - 0.02) < 1e-12, r
     assert r["full"]["attnsim__dram_busy_cycles"] == 1000.0, r
     assert "busy cycles (1 workloads): |DRAM err| median 5.000 %, worst 5.000 %; |L2 err| median 2.000 %" in out, out
+    # The L2 far hits (the signature of CTAs placed across both L2 partitions), over sampled rows.
+    assert abs(r["far_hits_err"] - 0.10) < 1e-12 and r["full"]["attnsim__l2_far_hits"] == 1000.0, r
+    assert "L2 far hits (1 sampled workloads): err median +10.000 %, |err| worst +10.000 %" in out, out
     # Reused full runs keep their busy cycles; rows written before them (no busy metrics) get no error.
     out2 = os.path.join(str(tmp_path), "rows2.json")
     run(["--binary", wrapper, "--reuse-full", out_json, "--json", out2, lst])
     assert abs(json.load(open(out2))[0]["dram_busy_err"] - 0.05) < 1e-12
     old = json.load(open(out_json))
     for row in old:
-        for k in ("attnsim__dram_busy_cycles", "attnsim__l2_busy_cycles"):
+        for k in ("attnsim__dram_busy_cycles", "attnsim__l2_busy_cycles", "attnsim__l2_far_hits"):
             del row["full"][k]
     with open(out_json, "w") as f:
         json.dump(old, f)
     out3 = run(["--binary", wrapper, "--reuse-full", out_json, "--json", out2, lst])
     assert "dram_busy_err" not in json.load(open(out2))[0] and "busy cycles" not in out3, out3
+    assert "far_hits_err" not in json.load(open(out2))[0] and "far hits" not in out3, out3
