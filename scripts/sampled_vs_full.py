@@ -49,7 +49,7 @@ def dram_bytes(m):
 KEPT = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
         "attnsim__dram_busy_cycles", "attnsim__l2_busy_cycles", "attnsim__l2_far_hits")  # a JSON row's metrics
 # Errors a row has where both runs report the metric (absent from full runs of older files).
-BUSY = {"dram_busy_err": "attnsim__dram_busy_cycles", "l2_busy_err": "attnsim__l2_busy_cycles",
+PAIRED = {"dram_busy_err": "attnsim__dram_busy_cycles", "l2_busy_err": "attnsim__l2_busy_cycles",
         "far_hits_err": "attnsim__l2_far_hits"}
 
 
@@ -126,7 +126,7 @@ def main():
             "full": {k: full[k] for k in KEPT if k in full},
             "sampled": {k: samp[k] for k in KEPT if k in samp},
         }
-        for name, metric in BUSY.items():  # absent from the full runs of files written before them
+        for name, metric in PAIRED.items():  # absent from the full runs of files written before them
             if metric in full and metric in samp:
                 r[name] = rel(samp[metric], full[metric])
         if jitter:
