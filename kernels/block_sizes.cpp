@@ -70,4 +70,13 @@ std::string block_size_rule(std::string_view kernel) {
   return "";
 }
 
+std::string block_size_rule(const core::Workload& resolved) {
+  if (resolved.kernel == "flash2" && resolved.num_splits > 1)
+    return "flash2 with one query token: FA-2's mha_fwd split the keys " + std::to_string(resolved.num_splits) +
+           " ways (num_splits_heuristic), so its split-KV kernel ran (B_c = 256 / 128 / 64 keys for head_dim <= 64 / "
+           "<= 128 / larger, 4 warps) and a combine kernel; block_m, block_n, warps, stages, regs_per_thread and "
+           "smem_per_cta describe flash_fwd_kernel and do not apply (docs/kernels.md, flash2)";
+  return block_size_rule(resolved.kernel);
+}
+
 }  // namespace attnsim::kernels

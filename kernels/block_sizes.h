@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "sim/core/types.h"
+#include "sim/core/workload.h"
 
 namespace attnsim::kernels {
 
@@ -64,6 +65,8 @@ AttentionBlocks default_attention_blocks(std::string_view kernel, core::Bytes sr
 
 // The rule that sets `kernel`'s block sizes (and M, for flash1), one line of text that both
 // `attnsim run` and `attnsim formulas` print; "" for kernels without B_r x B_c blocks.
+// The same for a resolved workload: flash2 running FA-2's split-KV pair (num_splits > 1) says so.
+std::string block_size_rule(const core::Workload& resolved);
 std::string block_size_rule(std::string_view kernel);
 
 }  // namespace attnsim::kernels

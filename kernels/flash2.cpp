@@ -600,6 +600,28 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
 core::TileProgram make_flash2(const core::Workload& workload, const core::DeviceSpec& device) {
   core::TileProgram p;
   p.workload = resolve(workload, device);
+  p.workload.num_splits = 0;  // not a flash2 key: > 1 only where the split-KV pair below runs
+  // One query token, FA-2's CUDA kernel on a GPU, forward: FA-2's mha_fwd (flash_api.cpp) sets
+  // num_splits with num_splits_heuristic on the (packed) shape and runs the split-KV kernel and
+  // its combine kernel when that picks more than one split, flash_fwd_kernel otherwise. The split
+  // pair is flash_decode's program with FA-2's split-kernel traits: flash2's tile keys describe
+  // flash_fwd_kernel and do not apply to it (docs/kernels.md, flash2).
+  if (p.workload.impl == core::KernelImpl::kFa2 && p.workload.pass == core::Pass::kFwd && p.workload.seq_q == 1 &&
+      device.kind == core::DeviceKind::kGpu) {
+    core::Workload d = workload;
+    d.kernel = "flash_decode";
+    d.block_m = d.block_n = d.warps = d.stages = 0;
+    d.regs_per_thread = 0;
+    d.smem_per_cta = d.stack_frame_bytes = 0;
+    d.num_splits = 0;
+    d.tma = -1;
+    core::TileProgram split = make_flash_decode(d, device);
+    if (split.workload.num_splits > 1) {
+      split.workload.kernel = p.workload.kernel;
+      split.workload.impl = p.workload.impl;
+      return split;
+    }
+  }
   // One query token with GQA: FA-2's forward swaps the group's query heads into query rows
   // (flash_api.cpp, seqlenq_ngroups_swapped), one CTA per (batch, KV head); the backward is not
   // swapped. Q, O and LSE addresses of the packed view are the workload's.

@@ -541,7 +541,7 @@ FunctionalErrors functional_errors(const core::Workload& w, Precision storage, c
             got.dq = Matrix(p.nq, p.d), got.dk = Matrix(p.nkv, p.d), got.dv = Matrix(p.nkv, p.d);
             flash3_backward(p, q, k, v, got.o, lse, d_o, got, group > 1);
           }
-        } else if (kn == "flash_decode") {
+        } else if (kn == "flash_decode" || (kn == "flash2" && w.num_splits > 1)) {  // flash2: FA-2's split-KV pair
           got.o = decode_forward(p, q, k, v);
         } else {
           Vector lse;

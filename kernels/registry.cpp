@@ -205,9 +205,9 @@ const std::vector<KernelEntry>& kernel_registry() {
       {"flash2", &make_flash2, "FlashAttention-2: one CTA per (batch, head, query block)", &core::flash2_traffic,
        &run_functional, &flash2_grid, {ATTENTION_KEYS, "stack_frame_bytes", "impl", "tma"}, true, false,
        {"flash2", "sdpa_flash", "triton", "triton_flash"},
-       // PyTorch's decode rows run flash_fwd_kernel with one query block per (batch, head), no
-       // split-KV: the flash2 schedule with seq_q = 1. flash_decode is the fallback for sweeps
-       // that only simulate the split-KV kernel.
+       // Decode rows (seq_q = 1) run what FA-2's mha_fwd launches: flash_fwd_kernel where
+       // num_splits_heuristic picks one split (kernels.csv's MHA rows), the split-KV pair otherwise
+       // (make_flash2). flash_decode is the fallback for sweeps that only simulate flash_decode.
        "flash_decode",
        {{"sdpa_flash", "fa2"}, {"flash2", "fa2"}, {"triton", "triton"}, {"triton_flash", "triton"}}},
       {"flash3", &make_flash3,

@@ -92,7 +92,7 @@ int cmd_run(const Args& args, std::ostream& out) {
   if (vm["json"].as<bool>()) {
     io::write_run_json(result, device, report);
   } else {
-    io::print_run_summary(result, device, report, kernels::block_size_rule(result.workload.kernel));
+    io::print_run_summary(result, device, report, kernels::block_size_rule(result.workload));
     if (!out_path.empty()) report << "wrote " << out_path << "\n";
     if (!trace_path.empty()) {
       report << "wrote " << trace_path << " (" << trace.size() << " ops); where the traced CTAs' time went:\n";

@@ -358,7 +358,11 @@ std::vector<LaunchTraffic> flash3(const Workload& w, bool c) {
 std::vector<LaunchTraffic> flash3_traffic(const Workload& w, bool compulsory) { return flash3(w, compulsory); }
 std::vector<LaunchTraffic> standard_traffic(const Workload& w, bool compulsory) { return standard(w, compulsory); }
 std::vector<LaunchTraffic> flash1_traffic(const Workload& w, bool compulsory) { return flash1(w, compulsory); }
-std::vector<LaunchTraffic> flash2_traffic(const Workload& w, bool compulsory) { return flash2(w, compulsory); }
+std::vector<LaunchTraffic> flash2_traffic(const Workload& w, bool compulsory) {
+  // One query token split over the keys (the kernel resolved num_splits > 1): FA-2's split-KV pair.
+  if (w.pass == Pass::kFwd && w.num_splits > 1) return flash_decode(w, compulsory);
+  return flash2(w, compulsory);
+}
 std::vector<LaunchTraffic> flash_decode_traffic(const Workload& w, bool compulsory) {
   return flash_decode(w, compulsory);
 }

@@ -75,7 +75,7 @@ struct Workload {
   std::uint32_t regs_per_thread = 0;   // 0 = kernel's estimate
   Bytes smem_per_cta = 0;              // 0 = kernel's formula
   std::uint32_t stack_frame_bytes = 0; // flash2 forward: local memory per thread (ptxas "bytes stack frame"); 0 = none
-  std::uint64_t num_splits = 0;        // flash_decode; 0 = automatic
+  std::uint64_t num_splits = 0;        // flash_decode; 0 = automatic (resolved flash2: > 1 when it runs FA-2's split-KV pair)
   // flash_decode's K/V cache: tokens per page of the block table (0 = one contiguous
   // [batch, kv_heads, seq_kv, d] cache), the pages' placement in the pool, and the lengths.
   std::uint64_t page_size = 0;
