@@ -543,6 +543,45 @@ class Flash2ConvertDq : public core::KernelLaunch {
   std::uint64_t t_r_;
 };
 
+// GQA / MQA backward: FA-2's mha_bwd (flash_api.cpp) gives the kernel per-query-head dK and dV
+// buffers (dk_expanded, dv_expanded) and then sums each over the group with at::sum_out, one
+// PyTorch reduction kernel per tensor: every expanded value read once, every KV head's value
+// written once. Modelled as 128-thread CTAs of ceil(1024 / d) rows per KV head (the elementwise
+// launches' convention), one FP32 add per value read; the sum lands on the group's first head's
+// rows (the bytes of a separate dK are the same).
+class Flash2BwdGroupSum : public core::KernelLaunch {
+ public:
+  Flash2BwdGroupSum(const core::Workload& w, Tensor t)
+      : w_(w), layout_(w), t_(t), rows_(core::ceil_div(1024, w.head_dim)),
+        per_head_(core::ceil_div(w.seq_kv, rows_)), group_(w.heads / w.kv_heads) {}
+  std::string name() const override { return t_ == Tensor::kDK ? "flash2_bwd_sum_dk" : "flash2_bwd_sum_dv"; }
+  core::LaunchShape shape() const override {
+    core::LaunchShape s;
+    s.grid_x = per_head_;
+    s.grid_y = w_.kv_heads;
+    s.grid_z = w_.batch;
+    s.threads_per_cta = 128;
+    s.regs_per_thread = 32;
+    return s;
+  }
+  bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<TileOp>& out) const override {
+    if (step > 0) return false;
+    const std::uint64_t bg = cta / per_head_, row0 = (cta % per_head_) * rows_;
+    const std::uint64_t r = std::min(rows_, w_.seq_kv - row0);
+    const std::uint64_t b = bg / w_.kv_heads, first = b * w_.heads + (bg % w_.kv_heads) * group_;
+    for (std::uint64_t h = first; h < first + group_; ++h) out.push_back(layout_.grad_kv_rows(OpKind::kLoad, t_, h, row0, r));
+    out.push_back(L::count_op(OpKind::kElementwise, group_ * r * w_.head_dim));
+    out.push_back(layout_.grad_kv_rows(OpKind::kStore, t_, first, row0, r));
+    return true;
+  }
+
+ private:
+  core::Workload w_;
+  TensorLayout layout_;
+  Tensor t_;
+  std::uint64_t rows_, per_head_, group_;
+};
+
 void resolve_backward(core::Workload& w, const core::DeviceSpec& device) {
   const BwdTraits t = fitting_bwd_traits(w.head_dim, w.value_bytes(), KernelDefaults::smem_limit(device));
   w.bwd_block_m = t.block_m;
@@ -634,6 +673,10 @@ core::TileProgram make_flash2(const core::Workload& workload, const core::Device
         b, fitting_bwd_traits(b.head_dim, b.value_bytes(), KernelDefaults::smem_limit(device)),
         device.sm.max_registers_per_block));
     p.launches.push_back(std::make_unique<Flash2ConvertDq>(b));
+    if (b.kv_heads != 0 && b.kv_heads < b.heads) {  // mha_bwd: at::sum_out of dK, then of dV, over the group
+      p.launches.push_back(std::make_unique<Flash2BwdGroupSum>(b, Tensor::kDK));
+      p.launches.push_back(std::make_unique<Flash2BwdGroupSum>(b, Tensor::kDV));
+    }
   }
   return p;
 }

@@ -301,6 +301,14 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
   cv.traffic[Tensor::kDQAccum].read = s.bh() * s.nq * s.d * kAccBytes;
   cv.traffic[Tensor::kDQ].write = s.bh() * s.nq * q_row;
   out.push_back(cv);
+  if (s.g < s.h) {  // GQA / MQA: mha_bwd sums the per-query-head dK, then dV, over each group
+    for (Tensor t : {Tensor::kDK, Tensor::kDV}) {
+      LaunchTraffic sum = launch(t == Tensor::kDK ? "flash2_bwd_sum_dk" : "flash2_bwd_sum_dv");
+      sum.traffic[t].read = s.bh() * s.nkv * q_row;
+      sum.traffic[t].write = s.bg() * s.nkv * q_row;
+      out.push_back(sum);
+    }
+  }
   return out;
 }
 

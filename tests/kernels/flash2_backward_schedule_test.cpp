@@ -61,5 +61,30 @@ TEST(Flash2Backward, ClosedFormsStreamQueriesPerBackwardKeyBlockAndAddDqAtomical
   ADD_FAILURE() << "no flash2_bwd launch";
 }
 
+// GQA / MQA: mha_bwd hands the kernel per-query-head dK and dV (dk_expanded, dv_expanded) and
+// then sums each over its group (at::sum_out): two more launches after dQ's conversion, each
+// reading the expanded tensor once and writing the KV heads' gradient once; MHA has none.
+TEST(Flash2Backward, GqaSumsTheExpandedKeyAndValueGradientsOverEachGroup) {
+  core::Workload w = fwdbwd(128);
+  w.heads = 8;
+  w.kv_heads = 2;
+  const core::TileProgram p = make_program(w, testing::small_gpu());
+  ASSERT_EQ(p.launches.size(), 6u);
+  EXPECT_EQ(p.launches[4]->name(), "flash2_bwd_sum_dk");
+  EXPECT_EQ(p.launches[5]->name(), "flash2_bwd_sum_dv");
+  const core::LaunchShape sum = p.launches[4]->shape();
+  EXPECT_EQ(sum.grid_x * sum.grid_y * sum.grid_z, 2u * 1024 / 8);  // KV heads x 1024 rows / 8 rows per CTA
+  const auto t = kernels::closed_form_traffic(p.workload);
+  ASSERT_EQ(t.size(), 6u);
+  const core::Bytes expanded = 8ull * 1024 * 128 * 2, summed = 2ull * 1024 * 128 * 2;
+  EXPECT_EQ(t[4].traffic[core::Tensor::kDK].read, expanded);
+  EXPECT_EQ(t[4].traffic[core::Tensor::kDK].write, summed);
+  EXPECT_EQ(t[5].traffic[core::Tensor::kDV].read, expanded);
+  EXPECT_EQ(t[5].traffic[core::Tensor::kDV].write, summed);
+  EXPECT_EQ(t[2].traffic[core::Tensor::kDK].write, expanded);  // the kernel writes every query head's dK
+  w.kv_heads = 8;
+  EXPECT_EQ(make_program(w, testing::small_gpu()).launches.size(), 4u);
+}
+
 }  // namespace
 }  // namespace attnsim::kernels
