@@ -110,6 +110,13 @@ void standard_grid(std::vector<core::Workload>& out) {
     w.causal = causal;
     out.push_back(w);
   }
+  // The scores scaled by their own kernel (forward and MulBackward), causal fwd+bwd with GQA.
+  core::Workload scaled = out[first];
+  scaled.scale_kernel = true;
+  scaled.causal = true;
+  scaled.kv_heads = 1;
+  scaled.pass = core::Pass::kFwdBwd;
+  out.push_back(scaled);
 }
 void flash1_grid(std::vector<core::Workload>& out) { attention_grid("flash1", false, out); }
 void flash2_grid(std::vector<core::Workload>& out) {
@@ -198,7 +205,7 @@ void flash_decode_grid(std::vector<core::Workload>& out) {
 const std::vector<KernelEntry>& kernel_registry() {
   static const std::vector<KernelEntry> table = {
       {"standard", &make_standard, "textbook attention: GEMM S=QK^T, row softmax, GEMM O=PV",
-       &core::standard_traffic, &run_functional, &standard_grid, {ATTENTION_KEYS, "block_k", "gemm_cluster", "gemm_ws", "qkv_packed"},
+       &core::standard_traffic, &run_functional, &standard_grid, {ATTENTION_KEYS, "block_k", "gemm_cluster", "gemm_ws", "qkv_packed", "scale_kernel"},
        false, true, {"standard", "std"}},
       {"flash1", &make_flash1, "FlashAttention Algorithm 1: outer loop over K/V blocks", &core::flash1_traffic,
        &run_functional, &flash1_grid, {ATTENTION_KEYS, "sram_bytes"}, false, false, {"flash1"}},

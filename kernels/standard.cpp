@@ -303,6 +303,8 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
     layout_copy("standard_k_copy", Tensor::kK, w.seq_kv);
   }
   p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS, bulk));
+  // scale_kernel: `(q @ kᵀ) * scale` scales S by its own elementwise kernel before the mask.
+  if (w.scale_kernel) p.launches.push_back(score_elementwise("standard_scale", {Tensor::kS}, Tensor::kS, w));
   if (causal) p.launches.push_back(score_elementwise("standard_mask", {Tensor::kS}, Tensor::kS, w, true));
   p.launches.push_back(
       std::make_unique<RowwiseLaunch>("standard_softmax", std::vector<Tensor>{Tensor::kS}, Tensor::kP, w, gpu));
@@ -319,6 +321,8 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
     p.launches.push_back(std::make_unique<RowwiseLaunch>(
         "standard_bwd_softmax", std::vector<Tensor>{Tensor::kP, Tensor::kDP}, Tensor::kDS, w, gpu));
     if (causal) p.launches.push_back(score_elementwise("standard_bwd_mask", {Tensor::kDS}, Tensor::kDS, w, true));
+    // The scale's MulBackward (grad * scale) over dS, after the mask's backward (reverse order).
+    if (w.scale_kernel) p.launches.push_back(score_elementwise("standard_bwd_scale", {Tensor::kDS}, Tensor::kDS, w));
     p.launches.push_back(rows(w, "standard_bwd_dq", Tensor::kDS, Tensor::kK, Tensor::kDQ, bulk));
     p.launches.push_back(keys(w, "standard_bwd_dk", Tensor::kDS, Tensor::kQ, Tensor::kDK, bulk));
     // AccumulateGrad: dK arrives as the transpose of d(Kᵀ) and is cloned into K's layout.

@@ -426,6 +426,7 @@ _KEY_DOC = {
     "block_n": ("rows", "key/value rows per tile"),
     "block_k": ("elements", "k-tile of the standard kernel's GEMMs"),
     "gemm_ws": ("", "standard on sm_90+: warp-specialized GEMMs (TMA producer, wgmma consumers); off by default"),
+    "scale_kernel": ("", "standard: the scores scaled by their own elementwise kernel ((q @ k^T) * scale), and its backward"),
     "qkv_packed": ("", "standard, forward: q, k, v views of one packed [B, N, 3, H, d] tensor (three layout copies)"),
     "gemm_cluster": ("CTAs", "CTAs sharing an operand chunk in the standard kernel's GEMMs"),
     "warps": ("warps", "warps per CTA"),

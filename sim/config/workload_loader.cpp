@@ -227,6 +227,8 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
     m.check(reads_key("gemm_ws") || !w.gemm_ws, "gemm_ws", "is not read by kernel '" + w.kernel + "'");
   if (m.boolean("qkv_packed", w.qkv_packed))
     m.check(reads_key("qkv_packed") || !w.qkv_packed, "qkv_packed", "is not read by kernel '" + w.kernel + "'");
+  if (m.boolean("scale_kernel", w.scale_kernel))
+    m.check(reads_key("scale_kernel") || !w.scale_kernel, "scale_kernel", "is not read by kernel '" + w.kernel + "'");
   m.boolean("functional", w.functional);
   m.u64("seed", w.seed);
   read_choice<core::FunctionalInputs>(m, "functional_inputs", w.functional_inputs, &parse_inputs, "normal, outliers");
@@ -422,6 +424,7 @@ std::string workload_to_yaml(const core::Workload& w) {
   opt("gemm_cluster", w.gemm_cluster);
   if (w.gemm_ws) o << "gemm_ws: true\n";
   if (w.qkv_packed) o << "qkv_packed: true\n";
+  if (w.scale_kernel) o << "scale_kernel: true\n";
   opt("warps", w.warps);
   opt("stages", w.stages);
   if (w.impl != core::KernelImpl::kFa2) o << "impl: " << core::to_string(w.impl) << "\n";

@@ -190,6 +190,7 @@ std::vector<LaunchTraffic> standard(const Workload& causal_w, bool c) {
     l.traffic[Tensor::kMask].read = (c ? 1 : s.bh()) * s.nq * s.nkv;
     return l;
   };
+  if (w.scale_kernel) out.push_back(elementwise("standard_scale", s, {Tensor::kS}, Tensor::kS, s.nq, s.nkv));
   if (causal_w.causal) out.push_back(mask(elementwise("standard_mask", s, {Tensor::kS}, Tensor::kS, s.nq, s.nkv)));
   out.push_back(rowwise("standard_softmax", s, w, {Tensor::kS}, Tensor::kP));
   if (w.qkv_packed) out.push_back(elementwise("standard_v_copy", s, {Tensor::kV}, Tensor::kV, s.nkv, s.d));
@@ -200,6 +201,7 @@ std::vector<LaunchTraffic> standard(const Workload& causal_w, bool c) {
     out.push_back(elementwise("standard_bwd_softmax_mul", s, {Tensor::kDP, Tensor::kP}, Tensor::kDP, s.nq, s.nkv));
     out.push_back(rowwise("standard_bwd_softmax", s, w, {Tensor::kP, Tensor::kDP}, Tensor::kDS));
     if (causal_w.causal) out.push_back(mask(elementwise("standard_bwd_mask", s, {Tensor::kDS}, Tensor::kDS, s.nq, s.nkv)));
+    if (w.scale_kernel) out.push_back(elementwise("standard_bwd_scale", s, {Tensor::kDS}, Tensor::kDS, s.nq, s.nkv));
     out.push_back(gemm_rows("standard_bwd_dq", s, w, Tensor::kDS, Tensor::kK, Tensor::kDQ, c));
     out.push_back(gemm_keys("standard_bwd_dk", s, w, Tensor::kDS, Tensor::kQ, Tensor::kDK, c));
     out.push_back(elementwise("standard_bwd_dk_copy", s, {Tensor::kDK}, Tensor::kDK, s.nkv, s.d));

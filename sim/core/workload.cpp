@@ -10,7 +10,7 @@ const std::vector<std::string_view>& workload_keys() {
       "smem_per_cta", "num_splits", "sram_bytes",      "functional",   "seed",       "working_set_bytes",
       "loads",      "programs",     "bytes_per_step",  "total_bytes", "gemm_cluster",
       "stack_frame_bytes", "page_size", "page_placement", "page_seed", "kv_lengths",
-      "impl", "gemm_ws", "qkv_packed", "consumer_warpgroups", "pingpong", "intrawg_overlap", "tma", "sim.mode",
+      "impl", "gemm_ws", "qkv_packed", "scale_kernel", "consumer_warpgroups", "pingpong", "intrawg_overlap", "tma", "sim.mode",
       "functional_inputs", "fp8_scales", "incoherent_processing"};
   return keys;
 }

@@ -67,6 +67,10 @@ struct Workload {
   // in FlashAttention's benchmark `attention_pytorch` (the FA-3 paper's "standard attention"),
   // whose rearranges copy q and k and whose einsum copies v before the GEMMs read them.
   bool qkv_packed = false;
+  // standard: eager code that scales the scores, `(q @ kᵀ) * scale` (nanoGPT) or `/ sqrt(d)`
+  // (Hugging Face GPT-2), instead of folding the scale into q: an elementwise multiply over S after
+  // QKᵀ, and in the backward its MulBackward over dS before the dQ / dK GEMMs.
+  bool scale_kernel = false;
   std::uint32_t gemm_cluster = 0;  // standard: CTAs per GEMM cluster sharing an operand tile (1, 2); 0 = device's
   std::uint32_t warps = 0;
   std::uint32_t stages = 0;

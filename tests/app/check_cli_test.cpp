@@ -14,7 +14,7 @@ namespace {
 TEST(CheckCli, BuiltInGridMatchesAndExitsZero) {
   std::ostringstream out, err;
   EXPECT_EQ(run_cli({"check", "--device", "teaching"}, out, err), 0) << out.str() << err.str();
-  EXPECT_NE(out.str().find("46 of 46 workloads match"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("47 of 47 workloads match"), std::string::npos) << out.str();
   EXPECT_EQ(out.str().find("MISMATCH"), std::string::npos);
 }
 
@@ -38,6 +38,7 @@ TEST(CheckCli, BuiltInGridRowsAreDistinct) {
   EXPECT_NE(out.str().find("d32 64x32 fp8"), std::string::npos);
   EXPECT_NE(out.str().find(" splits3 causal"), std::string::npos);
   EXPECT_NE(out.str().find(" qkv_packed causal"), std::string::npos);
+  EXPECT_NE(out.str().find(" scale_kernel causal fwdbwd"), std::string::npos);
   EXPECT_NE(out.str().find(" triton causal fwdbwd"), std::string::npos);
   EXPECT_NE(out.str().find("flash3 B2 H4/4 N300x330 d128 fwdbwd "), std::string::npos) << "FA-3's own tiles";
   EXPECT_NE(out.str().find(" autox32"), std::string::npos) << "flash_decode's block_m is its own";

@@ -215,6 +215,38 @@ TEST(IoCounts, StandardCausalIsFullScoresPlusMaskKernels) {
   EXPECT_EQ(of(compulsory_traffic(w), "standard_mask", Tensor::kMask).read, mask);
 }
 
+// scale_kernel (eager code that scales the scores, `(q @ kᵀ) * scale`): a multiply over S after QKᵀ
+// and before the mask, and in the backward its MulBackward over dS after the mask's backward,
+// before the dQ and dK GEMMs; each reads and writes the whole score matrix.
+TEST(IoCounts, StandardScaleKernelScalesScoresAndTheirGradient) {
+  Workload w;
+  w.kernel = "standard";
+  w.heads = w.kv_heads = 2;
+  w.seq_q = w.seq_kv = 1000;
+  w.head_dim = 64;
+  w.causal = true;
+  w.pass = Pass::kFwdBwd;
+  w.block_m = 128;
+  w.block_n = 96;
+  w.block_k = 64;
+  w.scale_kernel = true;
+  const Bytes s = 2ull * 1000 * 1000 * 2;
+  const auto t = closed_form_traffic(w);
+  EXPECT_EQ(of(t, "standard_scale", Tensor::kS), (TensorBytes{s, s}));
+  EXPECT_EQ(of(t, "standard_bwd_scale", Tensor::kDS), (TensorBytes{s, s}));
+  std::vector<std::string> names;
+  for (const auto& l : t) names.push_back(l.kernel_name);
+  EXPECT_EQ(names, (std::vector<std::string>{"standard_qk", "standard_scale", "standard_mask", "standard_softmax",
+                                             "standard_pv", "standard_bwd_dp", "standard_bwd_dv",
+                                             "standard_bwd_softmax_mul", "standard_bwd_softmax", "standard_bwd_mask",
+                                             "standard_bwd_scale", "standard_bwd_dq", "standard_bwd_dk",
+                                             "standard_bwd_dk_copy"}));
+  w.scale_kernel = false;  // folded into q: two launches and 4 S of bytes fewer, the rest unchanged
+  const auto folded = closed_form_traffic(w);
+  EXPECT_EQ(folded.size(), t.size() - 2);
+  EXPECT_EQ(total(folded) + 4 * s, total(t));
+}
+
 // GQA: compulsory K/V bytes are those of the KV heads; all-access bytes those of the query heads.
 TEST(IoCounts, GqaCompulsoryKvBytesCountKvHeadsOnly) {
   Workload w = gpt2_medium("flash2");

@@ -1,8 +1,9 @@
 // standard with qkv_packed (FlashAttention's benchmark attention_pytorch on a packed [B, N, 3, H,
 // d] tensor): the forward's three layout copies, their closed-form bytes, their place in the launch
-// sequence, and the loader's rules for the key.
+// sequence, and the loader's rules for the key; and with scale_kernel, the scores' own scale kernels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,25 @@ std::vector<std::string> launch_names(const core::TileProgram& p) {
   std::vector<std::string> names;
   for (const auto& l : p.launches) names.push_back(l->name());
   return names;
+}
+
+// scale_kernel: the scores' own scale multiply after QKᵀ (before the mask) and its MulBackward
+// after the mask's backward: the kernel launches what the closed form counts, in its order.
+TEST(QkvPacked, ScaleKernelLaunchesFollowTheClosedForm) {
+  const core::DeviceSpec h100 = config::load_device("h100-sxm");
+  core::Workload w = standard_fwd(false, true);
+  w.pass = core::Pass::kFwdBwd;
+  w.scale_kernel = true;
+  const core::TileProgram p = make_program(w, h100);
+  std::vector<std::string> form;
+  for (const auto& l : kernels::closed_form_traffic(p.workload)) form.push_back(l.kernel_name);
+  EXPECT_EQ(launch_names(p), form);
+  EXPECT_EQ(launch_names(p)[1], "standard_scale");
+  EXPECT_EQ(launch_names(p)[2], "standard_mask");
+  EXPECT_NE(std::find(form.begin(), form.end(), "standard_bwd_scale"), form.end());
+  // Only standard reads the key.
+  EXPECT_THROW(config::workload_for_kernel("flash2", {{"scale_kernel", "true"}}), core::ConfigError);
+  EXPECT_TRUE(config::workload_for_kernel("standard", {{"scale_kernel", "true"}}).scale_kernel);
 }
 
 TEST(QkvPacked, CopiesQAndKBeforeQkAndVBeforePv) {
