@@ -183,6 +183,47 @@ class ElementwiseLaunch : public core::KernelLaunch {
   bool mask_;
 };
 
+// qkv_packed's copy of k to `(b h) d s`: PyTorch's copy kernel for a non-contiguous source
+// (TensorIterator orders the loop by the contiguous output, so its innermost index is s) writes
+// each d-row of the transposed head contiguously and reads k down a column: consecutive threads
+// read values of consecutive keys, one value of each key's row, every value in its own 32-B sector
+// (aten/src/ATen/native/cuda/Copy.cu direct_copy_kernel_cuda through gpu_kernel; legacy launch of
+// 128 threads x 4 values, 512 output values per CTA). The bytes are the row copy's; the L2 sees
+// one sector request per value.
+class TransposeCopyLaunch : public core::KernelLaunch {
+ public:
+  TransposeCopyLaunch(std::string name, Tensor t, const core::Workload& w, std::uint64_t keys)
+      : name_(std::move(name)), t_(t), w_(w), keys_(keys), per_row_(core::ceil_div(keys, kValues)) {}
+  std::string name() const override { return name_; }
+  core::LaunchShape shape() const override {
+    core::LaunchShape s;
+    s.grid_x = w_.head_dim * per_row_;
+    s.grid_y = w_.heads;
+    s.grid_z = w_.batch;
+    s.threads_per_cta = 128;
+    s.regs_per_thread = 32;
+    return s;
+  }
+  bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
+    if (step > 0) return false;
+    const std::uint64_t per_head = w_.head_dim * per_row_;
+    const std::uint64_t bh = cta / per_head, c = (cta % per_head) / per_row_, k0 = (cta % per_row_) * kValues;
+    const std::uint64_t n = std::min(kValues, keys_ - k0), v = w_.value_bytes();
+    // Column c of the [keys, d] source, rows k0..k0+n; row c of the [d, keys] destination.
+    out.push_back(TensorLayout::tile(OpKind::kLoad, t_, bh, keys_, w_.head_dim, v, k0, n, c, 1));
+    out.push_back(TensorLayout::count_op(OpKind::kElementwise, n));
+    out.push_back(TensorLayout::tile(OpKind::kStore, t_, bh, w_.head_dim, keys_, v, c, 1, k0, n));
+    return true;
+  }
+
+ private:
+  static constexpr std::uint64_t kValues = 512;
+  std::string name_;
+  Tensor t_;
+  core::Workload w_;
+  std::uint64_t keys_, per_row_;
+};
+
 // One score-shaped [seq_q, seq_kv] elementwise launch per query head, one row per CTA.
 std::unique_ptr<core::KernelLaunch> score_elementwise(std::string name, std::vector<Tensor> reads, Tensor write,
                                                       const core::Workload& w, bool mask = false) {
@@ -300,7 +341,7 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
   };
   if (w.qkv_packed) {
     layout_copy("standard_q_copy", Tensor::kQ, w.seq_q);
-    layout_copy("standard_k_copy", Tensor::kK, w.seq_kv);
+    p.launches.push_back(std::make_unique<TransposeCopyLaunch>("standard_k_copy", Tensor::kK, w, w.seq_kv));
   }
   p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS, bulk));
   // scale_kernel: `(q @ kᵀ) * scale` scales S by its own elementwise kernel before the mask.

@@ -56,6 +56,31 @@ TEST(QkvPacked, ScaleKernelLaunchesFollowTheClosedForm) {
   EXPECT_TRUE(config::workload_for_kernel("standard", {{"scale_kernel", "true"}}).scale_kernel);
 }
 
+// k's copy to `(b h) d s` transposes: each CTA writes 512 values of one d-row contiguously and
+// reads them down k's column, one value per key row (a sector each), as PyTorch's copy kernel
+// loops in the contiguous output's order; q's copy keeps rows of d values.
+TEST(QkvPacked, KCopyReadsDownTheColumnsOfK) {
+  const core::DeviceSpec h100 = config::load_device("h100-sxm");
+  const core::TileProgram p = make_program(standard_fwd(true, false), h100);
+  ASSERT_EQ(p.launches[1]->name(), "standard_k_copy");
+  std::vector<core::TileOp> ops;
+  ASSERT_TRUE(p.launches[1]->emit_step(0, 0, ops));
+  const core::TileOp& load = ops.front();
+  const core::TileOp& store = ops.back();
+  EXPECT_EQ(load.kind, core::OpKind::kLoad);
+  EXPECT_EQ(load.rows, 300u);  // seq 300 < 512: the whole column
+  EXPECT_EQ(load.row_bytes, 2u);
+  EXPECT_EQ(load.row_stride, 64u * 2);  // the next key's row
+  EXPECT_EQ(store.kind, core::OpKind::kStore);
+  EXPECT_EQ(store.rows, 1u);
+  EXPECT_EQ(store.row_bytes, 300u * 2);
+  const core::LaunchShape s = p.launches[1]->shape();
+  EXPECT_EQ(s.grid_x * s.grid_y * s.grid_z, 64u * 3 * 2);  // d-rows x heads x batch
+  ops.clear();
+  ASSERT_TRUE(p.launches[0]->emit_step(0, 0, ops));  // q's copy: whole rows of d values
+  EXPECT_EQ(ops.front().row_bytes, 64u * 2);
+}
+
 TEST(QkvPacked, CopiesQAndKBeforeQkAndVBeforePv) {
   const core::DeviceSpec h100 = config::load_device("h100-sxm");
   EXPECT_EQ(launch_names(make_program(standard_fwd(true, true), h100)),
