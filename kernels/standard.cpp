@@ -129,6 +129,18 @@ class RowwiseLaunch : public core::KernelLaunch {
   bool gpu_;
 };
 
+// The launch shape of PyTorch's elementwise and copy kernels as modelled here: `per_head` CTAs of
+// 128 threads and 32 registers per (batch, head).
+core::LaunchShape elementwise_shape(std::uint64_t per_head, const core::Workload& w) {
+  core::LaunchShape s;
+  s.grid_x = per_head;
+  s.grid_y = w.heads;
+  s.grid_z = w.batch;
+  s.threads_per_cta = 128;
+  s.regs_per_thread = 32;
+  return s;
+}
+
 // Elementwise kernel over whole [rows, cols] matrices, one per query head (b, h): PyTorch's
 // vectorized_elementwise_kernel / copy kernels, which read every value of their inputs and write
 // every value of their output. Uses:
@@ -152,15 +164,7 @@ class ElementwiseLaunch : public core::KernelLaunch {
       : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w), rows_(rows), cols_(cols),
         per_(std::max<std::uint64_t>(1, rows_per_cta)), mask_(mask) {}
   std::string name() const override { return name_; }
-  core::LaunchShape shape() const override {
-    core::LaunchShape s;
-    s.grid_x = core::ceil_div(rows_, per_);
-    s.grid_y = w_.heads;
-    s.grid_z = w_.batch;
-    s.threads_per_cta = 128;
-    s.regs_per_thread = 32;
-    return s;
-  }
+  core::LaunchShape shape() const override { return elementwise_shape(core::ceil_div(rows_, per_), w_); }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
     if (step > 0) return false;
     const std::uint64_t ctas = core::ceil_div(rows_, per_);
@@ -195,15 +199,7 @@ class TransposeCopyLaunch : public core::KernelLaunch {
   TransposeCopyLaunch(std::string name, Tensor t, const core::Workload& w, std::uint64_t keys)
       : name_(std::move(name)), t_(t), w_(w), keys_(keys), per_row_(core::ceil_div(keys, kValues)) {}
   std::string name() const override { return name_; }
-  core::LaunchShape shape() const override {
-    core::LaunchShape s;
-    s.grid_x = w_.head_dim * per_row_;
-    s.grid_y = w_.heads;
-    s.grid_z = w_.batch;
-    s.threads_per_cta = 128;
-    s.regs_per_thread = 32;
-    return s;
-  }
+  core::LaunchShape shape() const override { return elementwise_shape(w_.head_dim * per_row_, w_); }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
     if (step > 0) return false;
     const std::uint64_t per_head = w_.head_dim * per_row_;

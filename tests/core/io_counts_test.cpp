@@ -174,13 +174,11 @@ TEST(IoCounts, Flash2CausalKeyReadsEqualBlockEnumeration) {
         }
 }
 
-// Causal standard as eager PyTorch runs it: the full QKᵀ (no tile skipped), then the mask as an
-// elementwise kernel over the whole score matrix; the backward masks dS the same way. Launch
-// order follows autograd (bmm's `self` gradient before `mat2`'s: dP before dV, dQ before dK).
-TEST(IoCounts, StandardCausalIsFullScoresPlusMaskKernels) {
+// Causal eager standard fwd+bwd over 1000 x 1000 scores per head, d 64.
+Workload standard_causal_fwdbwd(std::uint64_t heads) {
   Workload w;
   w.kernel = "standard";
-  w.heads = w.kv_heads = 1;
+  w.heads = w.kv_heads = heads;
   w.seq_q = w.seq_kv = 1000;
   w.head_dim = 64;
   w.causal = true;
@@ -188,6 +186,14 @@ TEST(IoCounts, StandardCausalIsFullScoresPlusMaskKernels) {
   w.block_m = 128;
   w.block_n = 96;
   w.block_k = 64;
+  return w;
+}
+
+// Causal standard as eager PyTorch runs it: the full QKᵀ (no tile skipped), then the mask as an
+// elementwise kernel over the whole score matrix; the backward masks dS the same way. Launch
+// order follows autograd (bmm's `self` gradient before `mat2`'s: dP before dV, dQ before dK).
+TEST(IoCounts, StandardCausalIsFullScoresPlusMaskKernels) {
+  Workload w = standard_causal_fwdbwd(1);
   const Bytes s = 1000ull * 1000 * 2;
   const auto t = closed_form_traffic(w);
   EXPECT_EQ(of(t, "standard_qk", Tensor::kS).write, s);
@@ -219,16 +225,7 @@ TEST(IoCounts, StandardCausalIsFullScoresPlusMaskKernels) {
 // and before the mask, and in the backward its MulBackward over dS after the mask's backward,
 // before the dQ and dK GEMMs; each reads and writes the whole score matrix.
 TEST(IoCounts, StandardScaleKernelScalesScoresAndTheirGradient) {
-  Workload w;
-  w.kernel = "standard";
-  w.heads = w.kv_heads = 2;
-  w.seq_q = w.seq_kv = 1000;
-  w.head_dim = 64;
-  w.causal = true;
-  w.pass = Pass::kFwdBwd;
-  w.block_m = 128;
-  w.block_n = 96;
-  w.block_k = 64;
+  Workload w = standard_causal_fwdbwd(2);
   w.scale_kernel = true;
   const Bytes s = 2ull * 1000 * 1000 * 2;
   const auto t = closed_form_traffic(w);
