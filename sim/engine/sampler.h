@@ -68,6 +68,12 @@ class Sampler {
   // A steady launch is measured again at kRemeasureFactor times the waves it took to be steady,
   // and so on: waves that agree one to the next can drift over tens (sampler_waves.cpp).
   static constexpr std::uint64_t kRemeasureFactor = 2, kRemeasureSpan = 8;
+  // A launch of at least this many waves of long CTAs (kMinSteps steps or more) skips CTAs whole
+  // up to its end: no rebuilding wave and no simulated tail, whose two or three waves of long
+  // CTAs cost half the CPU of such a run (flash2 B1 H32 N = 1,048,576 d128 on the h200: 784 of
+  // its 1,576 simulated CTAs of 16,384 steps) to refine about 1 / kEndSpanWaves of its time
+  // (sampler_waves.cpp).
+  static constexpr std::uint64_t kEndSpanWaves = 128;
   // Skipped steps' accesses warm every kWarmSetStride-th L2 set (set sampling), each counted
   // that many times (MemorySystem::warm).
   static constexpr std::uint32_t kWarmSetStride = 16;
@@ -338,6 +344,7 @@ class Sampler {
   // rebuilds the L2 state; the tail (last full and partial wave) starts at tail_from_.
   std::uint64_t skip_from_ = 0, end_from_ = 0, tail_from_ = 0, dispatched_ = 0;
   bool remeasure_ = false;  // simulated from end_from_ until steady again, tested from test_from_ on
+  bool to_end_ = false;     // the span runs to the launch's end (kEndSpanWaves): nothing rebuilds
   std::uint64_t test_from_ = 0;
   std::uint64_t phantoms_ = 0;
   bool skipped_steps_ = false;  // some step was skipped (and warmed)

@@ -132,12 +132,20 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
   const std::uint64_t tail = tail_from_ / per;
   const std::uint64_t again = phase_up(std::max(skip, kRemeasureFactor * (w + 1)));
   const bool remeasure = steps < kMinSteps && again + kRemeasureSpan * (2 * period + 1) <= tail;
-  const std::uint64_t end = remeasure ? again : (tail > skip ? tail - (tail - skip) % period : skip);
+  // A long launch of long CTAs skips up to its end (kEndSpanWaves): its last full and partial
+  // waves would simulate two or three waves of long CTAs (and one more to rebuild the L2 state
+  // for them) to refine the end of a run of hundreds of waves.
+  const std::uint64_t waves = waves_.size();
+  const bool to_end = !remeasure && steps >= kMinSteps && waves >= kEndSpanWaves && waves > skip + 1;
+  const std::uint64_t end = remeasure ? again
+                            : to_end  ? waves
+                                      : (tail > skip ? tail - (tail - skip) % period : skip);
   // A span of one wave would only rebuild: nothing is skipped, and the CTAs simulated keep their
   // own counts (the launch stays a full run).
-  if (!remeasure && end <= skip + 1) return;
+  if (!remeasure && !to_end && end <= skip + 1) return;
   steady_ = true;
   remeasure_ = remeasure;
+  to_end_ = to_end;
   skip_from_ = skip * per;
   end_from_ = end * per;
   Reference& all = refs_[0];  // the mean CTA of the 2p waves (all classes)
@@ -328,7 +336,7 @@ bool Sampler::waves_could_be_skipped(std::uint64_t ctas,
 Sampler::CtaRole Sampler::role_of(std::uint64_t cta) {
   dispatched_ = cta + 1;
   if (!steady_ || !skip_waves_ || cta < skip_from_) return CtaRole::kSimulated;
-  if (cta < end_from_) return cta + wave_ >= end_from_ ? CtaRole::kRebuild : CtaRole::kSkipped;
+  if (cta < end_from_) return !to_end_ && cta + wave_ >= end_from_ ? CtaRole::kRebuild : CtaRole::kSkipped;
   if (remeasure_) {  // simulated from here until the waves are steady again
     steady_ = remeasure_ = false;
     test_from_ = end_from_ / wave_;

@@ -546,6 +546,35 @@ TEST(Sampled, SameResultTwice) {
   }
 }
 
+// A launch of Sampler::kEndSpanWaves (128) waves or more, of CTAs sampled inside, skips CTAs
+// whole up to its end: no rebuilding wave, no simulated tail. flash2 B2 H32 N4096 d128 on an
+// h200 cut to 8 SMs: 2,048 CTAs of 64 steps, 16 per wave, 128 waves (sampled: 0.09 % fast with
+// the tail simulated, 0.07 % without); with 31 heads (124 waves) the rebuilding wave and the
+// tail are still simulated.
+TEST(Sampled, LongLaunchesSkipCtasUpToTheirEnd) {
+  const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "8"}});
+  const std::uint64_t per = 16;  // 2 CTAs per SM
+  const Pair p = run_one(d, {{"batch", "2"}, {"heads", "32"}, {"seq", "4096"}, {"head_dim", "128"}}, "", "flash2");
+  ASSERT_EQ(p.full.totals.ctas, 128 * per);
+  ASSERT_GE(128u, Sampler::kEndSpanWaves) << "the case no longer reaches the rule";
+  // A head's 32 CTAs fill two waves, so the waves repeat with a period of two: steady after waves
+  // 0-3, the span starting at wave 6 (in phase, none of its CTAs dispatched). Waves 0-5 are
+  // simulated, none after them (with the tail simulated: 8 waves).
+  EXPECT_LE(p.full.totals.ctas - p.sampled.totals.ctas_skipped, 6 * per);
+  EXPECT_LT(rel(p.sampled.totals.time_ns, p.full.totals.time_ns), 0.01);
+  auto dram = [](const core::KernelResult& r) { return static_cast<double>(r.totals.dram_read + r.totals.dram_write); };
+  EXPECT_LT(rel(dram(p.sampled), dram(p.full)), 0.01);
+  EXPECT_LT(rel(static_cast<double>(p.sampled.totals.memory.lts_bytes), static_cast<double>(p.full.totals.memory.lts_bytes)), 0.01);
+  // 124 waves (sampled only): the same first waves, then the rebuilding and the last wave.
+  const core::Workload w = config::workload_for_kernel("flash2", {{"batch", "2"}, {"heads", "31"}, {"seq", "4096"}, {"head_dim", "128"}});
+  EngineOptions o;
+  o.sampled = true;
+  const auto q = simulate(d, kernels::make_program(w, d), o).at(0);
+  ASSERT_EQ(q.totals.ctas, 124 * per);
+  ASSERT_GT(q.totals.ctas_skipped, 0u) << "no CTA skipped whole: the case tests nothing";
+  EXPECT_GE(q.totals.ctas - q.totals.ctas_skipped, (p.full.totals.ctas - p.sampled.totals.ctas_skipped) + 2 * per);
+}
+
 TEST(Sampled, OnlyOneGroupLaunchesAreSampled) {
   // The same steps in one warp group are sampled; in two groups no step is skipped (and 256
   // CTAs on the small GPU are too few waves to skip whole CTAs): the launch runs as in full.
