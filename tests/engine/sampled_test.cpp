@@ -546,11 +546,11 @@ TEST(Sampled, SameResultTwice) {
   }
 }
 
-// A launch of Sampler::kEndSpanWaves (128) waves or more, of CTAs sampled inside, skips CTAs
-// whole up to its end: no rebuilding wave, no simulated tail. flash2 B2 H32 N4096 d128 on an
-// h200 cut to 8 SMs: 2,048 CTAs of 64 steps, 16 per wave, 128 waves (sampled: 0.09 % fast with
-// the tail simulated, 0.07 % without); with 31 heads (124 waves) the rebuilding wave and the
-// tail are still simulated.
+// A launch of Sampler::kEndSpanWaves (128) waves or more, of CTAs of Sampler::kMinSteps (32)
+// steps or more, skips CTAs whole up to its end: no rebuilding wave, no simulated tail. flash2 B2
+// H32 N4096 d128 on an h200 cut to 8 SMs: 2,048 CTAs of 64 steps, 16 per wave, 128 waves
+// (sampled: 0.07 % fast with the tail simulated, 0.09 % without); with 31 heads (124 waves) the
+// rebuilding wave and the tail are still simulated.
 TEST(Sampled, LongLaunchesSkipCtasUpToTheirEnd) {
   const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "8"}});
   const std::uint64_t per = 16;  // 2 CTAs per SM
