@@ -20,6 +20,7 @@
 #include "sim/app/mpi_sweep_worker.h"
 #include "sim/app/run_pipeline.h"
 #include "sim/app/sigint_flag.h"
+#include "sim/app/sweep_plan.h"
 #include "sim/app/sweep_runner.h"
 #include "sim/config/sweep_loader.h"
 #include "sim/core/errors.h"
@@ -31,9 +32,13 @@ namespace attnsim::app {
 namespace {
 
 const char* const kUsage =
-    "attnsim sweep FILE.yaml --out FILE.h5 [-j N] [--resume] [--shard I/N] [--set KEY=VALUE]...\n\n"
+    "attnsim sweep FILE.yaml --out FILE.h5 [-j N] [--resume] [--shard I/N] [--set KEY=VALUE]...\n"
+    "       attnsim sweep FILE.yaml --dry-run [--shard I/N] [--set KEY=VALUE]...\n\n"
     "Runs every point of a sweep file (see docs/hdf5-schema.md and README) and writes one HDF5 file:\n"
     "a table with one row per point (status ok / impossible / error) and a group per point.\n"
+    "--dry-run runs nothing and writes nothing: it lists the points, which are impossible and why, and\n"
+    "each one's estimated tile ops, CTAs and peak memory (a point over the memory guard's limit,\n"
+    "half the physical RAM, would be refused), then the totals.\n"
     "--set KEY=VALUE applies to every point, after the file's set: (e.g. --set sim.mode=sampled,\n"
     "--set device.l2.capacity_bytes=0); a key the sweep varies is bad input.\n"
     "Finished points are journaled in FILE.h5.partial/ as they complete; after a crash,\n"
@@ -144,16 +149,19 @@ int cmd_sweep(const Args& args, std::ostream& out) {
   std::vector<std::string> sets;
   SweepRunOptions o;
   int jobs = 0;
+  bool dry_run = false;
   po::options_description desc("options");
   desc.add_options()
       ("file", po::value<std::string>(&file)->required(), "sweep YAML file")
-      ("out", po::value<std::string>(&o.out_path)->required(), "output HDF5 file")
+      ("out", po::value<std::string>(&o.out_path), "output HDF5 file (required unless --dry-run)")
       ("jobs,j", po::value<int>(&jobs)->default_value(0),
        "points run in parallel (0: the cores available; 1 on rank 0 under mpirun)")
       ("resume", po::bool_switch(&o.resume), "continue an interrupted sweep (skips finished points)")
       ("shard", po::value<std::string>(&shard), "run only the points with index % N == I (I/N)")
       ("set", po::value(&sets)->composing(),
-       "override KEY=VALUE for every point (repeatable), after the file's set:, e.g. --set sim.mode=sampled");
+       "override KEY=VALUE for every point (repeatable), after the file's set:, e.g. --set sim.mode=sampled")
+      ("dry-run", po::bool_switch(&dry_run),
+       "list the points and their estimated cost (tile ops, CTAs, peak memory); run and write nothing");
   po::positional_options_description pos;
   pos.add("file", 1);
   po::variables_map vm;
@@ -165,7 +173,14 @@ int cmd_sweep(const Args& args, std::ostream& out) {
     if (help) return;
     if (jobs < 0) throw core::ConfigError(core::ConfigProblem{"", 0, "-j", "must not be negative"});
     if (!shard.empty()) parse_shard(shard, o);
-    check_output_path(o.out_path, "--out");
+    if (dry_run && (o.resume || !o.out_path.empty()))
+      throw core::ConfigError(core::ConfigProblem{"", 0, o.resume ? "--resume" : "--out",
+                                                  "not with --dry-run, which writes nothing"});
+    if (!dry_run) {
+      if (o.out_path.empty())
+        throw core::ConfigError(core::ConfigProblem{"", 0, "--out", "the option is required (or --dry-run)"});
+      check_output_path(o.out_path, "--out");
+    }
     spec.emplace(config::SweepLoader::load_file(file, config::parse_overrides(sets)));
     expander.emplace(*spec);
   });
@@ -182,6 +197,12 @@ int cmd_sweep(const Args& args, std::ostream& out) {
     const auto e = std::make_exception_ptr(core::ConfigError(core::ConfigProblem{
         file, 0, "", "the MPI ranks read different contents of this file (is it on a file system all nodes share?)"}));
     return end_together(mpi, mpi.rank() == 0 ? e : nullptr, 2);
+  }
+  if (dry_run) {  // rank 0 alone prints the plan; under mpirun the other ranks wait for it
+    if (mpi.rank() == 0)
+      print_sweep_plan(*spec, {file, o.shard_index, o.shard_count, default_max_memory_bytes()}, out);
+    out.flush();
+    return mpi.distributed() ? end_together(mpi, nullptr, 0) : 0;
   }
   const PointRunner run_point = [](const core::Workload& w, const core::DeviceSpec& d) { return run_workload(w, d); };
   std::ostream& report = report_stream(o.out_path, out);  // stderr when --out is stdout

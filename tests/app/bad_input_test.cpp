@@ -239,6 +239,11 @@ std::vector<BadCase> table_cases() {
       {"softmax_missing_scores", {"softmax-trace", "--block", "2"}, {"scores"}},
       // --- sweep
       {"sweep_missing_out", {"sweep", "{in}/sweep_small.yaml"}, {"out"}},
+      {"sweep_dry_run_with_out", {"sweep", "{in}/sweep_small.yaml", "--dry-run", "--out", "{tmp}/s.h5"},
+       {"--out", "--dry-run"}},
+      {"sweep_dry_run_with_resume", {"sweep", "{in}/sweep_small.yaml", "--dry-run", "--resume"}, {"--resume"}},
+      {"sweep_dry_run_bad_axis", {"sweep", "{in}/sweep_empty_axis.yaml", "--dry-run"},
+       {"sweep_empty_axis.yaml:5: axes.block_m"}},
       {"sweep_missing_file", {"sweep", "{tmp}/nosweep.yaml", "--out", "{tmp}/s.h5"}, {"nosweep.yaml"}},
       {"sweep_empty_axis", {"sweep", "{in}/sweep_empty_axis.yaml", "--out", "{tmp}/s.h5"},
        {"sweep_empty_axis.yaml:5: axes.block_m"}},

@@ -1,0 +1,26 @@
+// `attnsim sweep FILE --dry-run`: what a sweep would run, point by point, without running it:
+// each point's keys, whether it is possible (and why not), and what run_estimate expects it to
+// cost (tile ops, the engine's work; CTAs; peak host memory against the memory guard's limit).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "sim/config/sweep_spec.h"
+#include "sim/core/types.h"
+
+namespace attnsim::app {
+
+struct SweepPlanOptions {
+  std::string file;                   // for the heading
+  std::uint64_t shard_index = 0;      // the points with index % shard_count == shard_index
+  std::uint64_t shard_count = 1;
+  core::Bytes max_memory_bytes = 0;   // the guard's limit (0: none); a point over it is impossible
+};
+
+// Prints the plan of `spec` to `out`; throws core::ConfigError where the sweep itself is bad (as
+// `attnsim sweep` would, before anything runs). Returns the number of points listed.
+std::uint64_t print_sweep_plan(const config::SweepSpec& spec, const SweepPlanOptions& options, std::ostream& out);
+
+}  // namespace attnsim::app
