@@ -31,7 +31,7 @@ from . import _core
 __all__ = [
     "ConfigError", "SimulationError", "SweepWarning", "Result", "run", "sweep", "read", "read_point",
     "formulas", "occupancy", "softmax_trace", "check", "devices", "device", "kernels", "workload_keys",
-    "cli", "cta_timeline", "plot",
+    "cli", "cta_timeline", "plot", "sweep_plan",
 ]
 
 ConfigError = _core.ConfigError
@@ -160,6 +160,13 @@ def run(device="h200", kernel="flash2", seq=None, head_dim=None, heads=None, *, 
     return Result(json.loads(text), series, period)
 
 
+def _spec_source(spec):
+    """(path, text, name) of a sweep spec for the core: a YAML path, or a dict as JSON text."""
+    if isinstance(spec, dict):
+        return "", json.dumps(spec, indent=2), "<sweep dict>"
+    return os.fspath(spec), "", ""
+
+
 def sweep(spec, jobs=None, out=None, progress=True, resume=False, overrides=None):
     """Runs a sweep and returns its table: one row per point, the HDF5 /table columns.
 
@@ -176,10 +183,7 @@ def sweep(spec, jobs=None, out=None, progress=True, resume=False, overrides=None
     The DataFrame's ``attrs`` hold ``path`` (out or None) and ``summary`` (point counts).
     Points whose simulation failed have status 'error' and raise a SweepWarning.
     """
-    if isinstance(spec, dict):
-        path, text, name = "", json.dumps(spec, indent=2), "<sweep dict>"
-    else:
-        path, text, name = os.fspath(spec), "", ""
+    path, text, name = _spec_source(spec)
     if not jobs:
         jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     tmp = None
@@ -202,6 +206,18 @@ def sweep(spec, jobs=None, out=None, progress=True, resume=False, overrides=None
         warnings.warn(f"sweep: {summary['error']} of {summary['total']} points failed (status 'error')", SweepWarning,
                       stacklevel=2)
     return df
+
+
+def sweep_plan(spec, overrides=None):
+    """What sweep(spec) would run, without running it (``attnsim sweep FILE --dry-run``): a
+    DataFrame, one row per point: ``point_index``, the point's keys, ``status`` ('ok', or
+    'impossible' for a failed constraint, tiles the kernel refuses or an estimated peak memory
+    over the memory guard's limit of half the physical RAM), the estimate of each ok point
+    (``tile_ops`` of a full run, ``ctas``, ``peak_memory_bytes``) and the ``reason`` of each
+    impossible one. ``spec`` and ``overrides`` as for sweep(). Raises ConfigError for a bad spec."""
+    path, text, name = _spec_source(spec)
+    sets = [f"{k}={_value_text(v)}" for k, v in (overrides or {}).items()]
+    return pd.DataFrame(_core.sweep_plan(path, text, name, sets))
 
 
 def _decode(values):

@@ -21,6 +21,8 @@
 #include <sstream>
 #include <streambuf>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "sim/app/command_context.h"
@@ -28,6 +30,7 @@
 #include "sim/app/output_path.h"
 #include "sim/app/run_pipeline.h"
 #include "sim/app/run_progress.h"
+#include "sim/app/sweep_plan.h"
 #include "sim/app/sweep_runner.h"
 #include "sim/config/config.h"
 #include "sim/config/sweep_expander.h"
@@ -231,6 +234,36 @@ py::dict sweep(const std::string& spec_path, const std::string& spec_text, const
   return d;
 }
 
+// `attnsim sweep --dry-run` as data: one dict per point of the sweep (spec as for sweep()): its
+// index, keys (typed), status ("ok" / "impossible"), estimated tile ops, CTAs and peak memory
+// (None for impossible points) and the reason. Nothing is run or written.
+py::list sweep_plan(const std::string& spec_path, const std::string& spec_text, const std::string& spec_name,
+                    const std::vector<std::string>& sets) {
+  const std::vector<config::Override> overrides = config::parse_overrides(sets);
+  const config::SweepSpec spec = spec_path.empty() ? config::SweepLoader::load_text(spec_text, spec_name, overrides)
+                                                   : config::SweepLoader::load_file(spec_path, overrides);
+  const app::SweepPlan plan = app::plan_sweep(spec, {spec_path, 0, 1, app::default_max_memory_bytes()});
+  py::list rows;
+  for (const app::PlanRow& r : plan.rows) {
+    py::dict d;
+    d["point_index"] = r.index;
+    for (const auto& [name, value] : r.params)
+      d[py::str(name)] = std::visit(
+          [](const auto& v) -> py::object {
+            if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>) return py::none();
+            else return py::cast(v);
+          },
+          value);
+    d["status"] = r.ok ? "ok" : "impossible";
+    d["tile_ops"] = r.ok ? py::cast(r.estimate.events) : py::none();
+    d["ctas"] = r.ok ? py::cast(r.estimate.ctas) : py::none();
+    d["peak_memory_bytes"] = r.ok ? py::cast(r.estimate.peak_memory_bytes()) : py::none();
+    d["reason"] = r.reason;
+    rows.append(d);
+  }
+  return rows;
+}
+
 // Any subcommand in-process (`attnsim ARGS...`): returns (exit code, stdout text). Errors raise
 // ConfigError / SimulationError with the CLI's message instead of printing it. The command's
 // progress goes to sys.stderr (`terminal`: one line rewritten), and Ctrl-C stops it (run: at the
@@ -279,6 +312,8 @@ PYBIND11_MODULE(_core, m) {
         py::arg("max_memory"), py::arg("progress") = false, py::arg("terminal") = false);
   m.def("sweep", &sweep, py::arg("spec_path"), py::arg("spec_text"), py::arg("spec_name"), py::arg("out"),
         py::arg("jobs"), py::arg("progress"), py::arg("terminal"), py::arg("resume"), py::arg("command_line"),
+        py::arg("sets") = std::vector<std::string>{});
+  m.def("sweep_plan", &sweep_plan, py::arg("spec_path"), py::arg("spec_text"), py::arg("spec_name"),
         py::arg("sets") = std::vector<std::string>{});
   m.def("cli", &cli, py::arg("argv"), py::arg("terminal") = false);
   // attnsim__bound of a metrics dict (the rule of `run --json`; "" when the busy metrics are absent).

@@ -166,6 +166,28 @@ def test_sweep_overrides_equal_cli_set(attnsim, attnsim_bin, check, tmp_path):
     check(refused, "an override of an axis key is refused with the CLI's message")
 
 
+def test_sweep_plan_says_what_sweep_will_do(attnsim, attnsim_bin, check, tmp_path):
+    spec = write_yaml(tmp_path / "s.yaml", SWEEP)
+    plan = attnsim.sweep_plan(spec)
+    table = attnsim.sweep(spec, jobs=2, progress=False)
+    check(list(plan["point_index"]) == list(table["point_index"]), "one plan row per point, in index order")
+    check(list(plan["status"]) == list(table["status"]), f"statuses as the sweep's: {list(plan['status'])}")
+    check(list(plan["block_m"]) == list(table["block_m"]), "the point's keys, typed as the table's")
+    ok = plan["status"] == "ok"
+    check(plan.loc[ok, "tile_ops"].gt(0).all() and plan.loc[~ok, "tile_ops"].isna().all(), "tile ops of ok points only")
+    check(plan.loc[~ok, "reason"].str.len().gt(0).all(), "every impossible point has its reason")
+    r = cli(attnsim_bin, "sweep", spec, "--dry-run")
+    lines = [line.split() for line in r.stdout.splitlines()]
+    rows = [cells for cells in lines if cells and cells[0].isdigit() and len(cells) > 1 and cells[1] != "ok,"]
+    check(r.returncode == 0 and len(rows) == len(plan), f"CLI --dry-run lists {len(rows)} points (rc {r.returncode})")
+    try:
+        attnsim.sweep_plan({"device": "h200", "base": {"kernel": "flash2"}, "axes": {"block_m": []}})
+        refused = False
+    except attnsim.ConfigError as e:
+        refused = "axes.block_m" in str(e)
+    check(refused, "a bad spec raises ConfigError naming the key")
+
+
 def test_errors_carry_the_cli_messages(attnsim, attnsim_bin, check, tmp_path):
     r = cli(attnsim_bin, "run", "--device", "h200", "--kernel", "flash9")
     with pytest.raises(attnsim.ConfigError) as e:

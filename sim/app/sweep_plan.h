@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "sim/app/run_estimate.h"
 #include "sim/config/sweep_spec.h"
 #include "sim/core/types.h"
 
@@ -19,8 +22,25 @@ struct SweepPlanOptions {
   core::Bytes max_memory_bytes = 0;   // the guard's limit (0: none); a point over it is impossible
 };
 
-// Prints the plan of `spec` to `out`; throws core::ConfigError where the sweep itself is bad (as
-// `attnsim sweep` would, before anything runs). Returns the number of points listed.
+// One point of the plan.
+struct PlanRow {
+  std::uint64_t index = 0;
+  std::vector<std::pair<std::string, config::SweepValue>> params;  // axes, derived values, "device"
+  bool ok = false;     // false: the sweep records the point as impossible, for `reason`
+  std::string reason;
+  RunEstimate estimate;  // ok points
+};
+
+struct SweepPlan {
+  std::uint64_t total = 0;    // points of the sweep (all shards)
+  std::vector<PlanRow> rows;  // the shard's points in index order
+};
+
+// The plan of `spec`; throws core::ConfigError where the sweep itself is bad, as `attnsim sweep`
+// would before anything runs.
+SweepPlan plan_sweep(const config::SweepSpec& spec, const SweepPlanOptions& options);
+
+// Prints the plan: a heading, one row per point, the totals. Returns the number of points listed.
 std::uint64_t print_sweep_plan(const config::SweepSpec& spec, const SweepPlanOptions& options, std::ostream& out);
 
 }  // namespace attnsim::app
