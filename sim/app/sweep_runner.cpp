@@ -52,15 +52,25 @@ io::PointRecord to_record(const config::SweepPoint& p) {
 
 class Progress {
  public:
-  Progress(std::ostream* out, bool terminal, std::uint64_t total, std::uint64_t already)
-      : out_(out), terminal_(terminal), total_(total), done_(already), start_(Clock::now()), first_(already) {}
+  // `costs`: the estimated cost of each point still to run, by index (order_longest_first).
+  Progress(std::ostream* out, bool terminal, std::uint64_t total, std::uint64_t already,
+           std::map<std::uint64_t, double> costs)
+      : out_(out), terminal_(terminal), total_(total), done_(already), start_(Clock::now()), first_(already),
+        costs_(std::move(costs)) {
+    for (const auto& [index, cost] : costs_) cost_left_ += cost;
+  }
 
-  void tick() {
+  void tick(std::uint64_t index) {
     ++done_;
+    const auto it = costs_.find(index);
+    if (it != costs_.end()) {
+      cost_done_ += it->second;
+      cost_left_ -= it->second;
+    }
     if (!out_) return;
     const double secs = std::chrono::duration<double>(Clock::now() - start_).count();
     const double rate = secs > 0 ? static_cast<double>(done_ - first_) / secs : 0;
-    const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : 0;
+    const double eta = sweep_eta_seconds(secs, done_ - first_, total_ - done_, cost_done_, std::max(0.0, cost_left_));
     char stats[96];
     std::snprintf(stats, sizeof stats, "%llu/%llu  %.2f pt/s  ETA %.0fs", static_cast<unsigned long long>(done_),
                   static_cast<unsigned long long>(total_), rate, eta);
@@ -82,6 +92,8 @@ class Progress {
   std::uint64_t total_, done_;
   Clock::time_point start_;
   std::uint64_t first_;
+  std::map<std::uint64_t, double> costs_;
+  double cost_done_ = 0, cost_left_ = 0;
 };
 
 // A writer killed mid-write (SIGKILL: other signals remove it) leaves "<target>.tmp-<pid>" (or
@@ -206,12 +218,21 @@ double estimated_cost(const config::SweepPoint& p) {
   }
 }
 
-void order_longest_first(std::vector<const config::SweepPoint*>& todo) {
+std::map<std::uint64_t, double> order_longest_first(std::vector<const config::SweepPoint*>& todo) {
   std::vector<std::pair<double, const config::SweepPoint*>> keyed;
   keyed.reserve(todo.size());
-  for (const auto* p : todo) keyed.emplace_back(estimated_cost(*p), p);
+  std::map<std::uint64_t, double> costs;
+  for (const auto* p : todo) keyed.emplace_back(costs[p->index] = estimated_cost(*p), p);
   std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t i = 0; i < todo.size(); ++i) todo[i] = keyed[i].second;
+  return costs;
+}
+
+double sweep_eta_seconds(double secs, std::uint64_t points_done, std::uint64_t points_left, double cost_done,
+                         double cost_left) {
+  if (secs <= 0 || points_done == 0) return 0;
+  if (cost_done > 0) return cost_left / (cost_done / secs);
+  return static_cast<double>(points_left) / (static_cast<double>(points_done) / secs);
 }
 
 SweepRunner::SweepRunner(const config::SweepSpec& spec, SweepRunOptions options, PointRunner run_point)
@@ -273,7 +294,7 @@ SweepSummary SweepRunner::run() {
   std::vector<const config::SweepPoint*> todo;
   for (const auto& p : points)
     if (!done.count(p.index)) todo.push_back(&p);
-  order_longest_first(todo);
+  std::map<std::uint64_t, double> costs = order_longest_first(todo);
 
   SweepSummary summary;
   summary.total = points.size();
@@ -328,7 +349,8 @@ SweepSummary SweepRunner::run() {
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(worker);
 
-  Progress progress(options_.progress, options_.progress_is_terminal, points.size(), summary.resumed);
+  Progress progress(options_.progress, options_.progress_is_terminal, points.size(), summary.resumed,
+                    std::move(costs));
   auto last_snapshot = Clock::now() - std::chrono::hours(1);  // first finished point: readable file at once
   double snapshot_gap = options_.snapshot_seconds;
   std::size_t snapshot_rows = 0;  // a snapshot is written only when it would hold more points
@@ -342,9 +364,10 @@ SweepSummary SweepRunner::run() {
   const RemotePointPool::Done accept = [&](io::PointRecord&& r) {
     if (async_journal) async_journal->push(r);  // durable soon; rank 0 keeps serving meanwhile
     else journal->append(r);  // durable before it counts as done
+    const std::uint64_t index = r.index;
     records.push_back(std::move(r));
     ++received;
-    progress.tick();
+    progress.tick(index);
   };
   auto drain_local = [&]() {
     for (;;) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -62,8 +63,16 @@ io::PointRecord run_sweep_point(const config::SweepPoint& point, const PointRunn
 // of run_estimate (LPT scheduling: the last points to finish are short, so -j N threads or ranks
 // end together); ties and unestimable points (impossible: cost 0) keep sweep order. The results
 // file is ordered by point index whatever the order of execution.
+// Returns each point's estimated cost by point index (the progress report's ETA weighs by it).
 double estimated_cost(const config::SweepPoint& point);
-void order_longest_first(std::vector<const config::SweepPoint*>& todo);
+std::map<std::uint64_t, double> order_longest_first(std::vector<const config::SweepPoint*>& todo);
+
+// Seconds left for the progress report, `secs` after the start: the points' estimated costs
+// still to run over the cost finished per second so far (points run longest first, so a count
+// of points finished would predict the cheap ones' time from the costly ones'); by the point
+// count where the estimates are zero (nothing estimable finished yet). 0 when nothing finished.
+double sweep_eta_seconds(double secs, std::uint64_t points_done, std::uint64_t points_left, double cost_done,
+                         double cost_left);
 
 class SweepRunner {
  public:
