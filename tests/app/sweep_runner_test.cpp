@@ -228,10 +228,12 @@ TEST(SweepRunnerOrder, LongestEstimatedPointsFirstImpossibleLast) {
   EXPECT_GT(estimated_cost(points[1]), estimated_cost(points[2]));
   EXPECT_GT(estimated_cost(points[2]), estimated_cost(points[0]));
   EXPECT_EQ(estimated_cost(impossible), 0);
-  order_longest_first(todo);
+  const std::map<std::uint64_t, double> costs = order_longest_first(todo);
   std::vector<std::uint64_t> order;
   for (const auto* p : todo) order.push_back(p->index);
   EXPECT_EQ(order, (std::vector<std::uint64_t>{1, 2, 0, 3, 4}));
+  ASSERT_EQ(costs.size(), points.size());  // the costs it sorted by, for the progress report's ETA
+  for (const auto& p : points) EXPECT_EQ(costs.at(p.index), estimated_cost(p)) << "point " << p.index;
 }
 
 }  // namespace
@@ -247,22 +249,6 @@ TEST(SweepRunnerProgress, EtaWeighsPointsByTheirEstimatedCost) {
   EXPECT_DOUBLE_EQ(sweep_eta_seconds(9.0, 1, 9, 0.0, 0.0), 81.0);  // nothing estimable: by points
   EXPECT_DOUBLE_EQ(sweep_eta_seconds(0.0, 0, 10, 0.0, 100.0), 0.0);  // nothing finished yet
   EXPECT_DOUBLE_EQ(sweep_eta_seconds(4.0, 2, 0, 50.0, 0.0), 0.0);    // done
-}
-
-// order_longest_first returns each point's cost by index, as estimated_cost gives it.
-TEST(SweepRunnerProgress, OrderReturnsTheCostsItSortedBy) {
-  const config::SweepSpec spec = config::SweepLoader::load_text(
-      "device: teaching\nbase:\n  kernel: flash2\n  head_dim: 32\n  block_m: 32\n  block_n: 32\n"
-      "axes:\n  seq: [128, 512]\n",
-      "costs.yaml");
-  const config::SweepExpander ex(spec);
-  std::vector<config::SweepPoint> points = {ex.point(0), ex.point(1)};
-  std::vector<const config::SweepPoint*> todo = {&points[0], &points[1]};
-  const auto costs = order_longest_first(todo);
-  ASSERT_EQ(costs.size(), 2u);
-  EXPECT_EQ(costs.at(0), estimated_cost(points[0]));
-  EXPECT_EQ(costs.at(1), estimated_cost(points[1]));
-  EXPECT_GT(costs.at(1), costs.at(0));
 }
 
 }  // namespace
