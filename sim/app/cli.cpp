@@ -12,7 +12,7 @@ const std::vector<Command>& command_table() {
       {"softmax-trace", &cmd_softmax_trace, "walk the online softmax block by block"},
       {"occupancy", &cmd_occupancy, "CUDA occupancy rules for a block shape on a device"},
       {"run", &cmd_run, "simulate one workload on a device"},
-      {"sweep", &cmd_sweep, "run a YAML sweep into an HDF5 file"},
+      {"sweep", &cmd_sweep, "run a YAML sweep into an HDF5 file (--dry-run: list its points and their cost)"},
       {"merge", &cmd_merge, "merge sharded sweep outputs into one HDF5 file"},
       {"check", &cmd_check, "simulated traffic vs closed forms; exit 1 on mismatch"},
       {"compare", &cmd_compare, "error table of simulated vs measured (Nsight Compute) metrics"},
