@@ -37,6 +37,29 @@ def test_notebook_prints_what_it_stores(module_built, path):
     assert stored > 0, "the committed notebook stores no outputs (run scripts/run_notebook.py --update)"
 
 
+# The keys nbformat 4's schema requires (and allows) per cell and output: Jupyter refuses a
+# notebook that breaks them, which running the cells here would not notice.
+CELL_KEYS = {"markdown": {"cell_type", "metadata", "source"},
+             "code": {"cell_type", "execution_count", "metadata", "outputs", "source"}}
+OUTPUT_KEYS = {"stream": {"output_type", "name", "text"},
+               "execute_result": {"output_type", "execution_count", "data", "metadata"},
+               "display_data": {"output_type", "data", "metadata"}}
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=os.path.basename)
+def test_notebook_has_the_shape_jupyter_reads(path):
+    nb = json.load(open(path, encoding="utf-8"))
+    assert set(nb) == {"cells", "metadata", "nbformat", "nbformat_minor"} and nb["nbformat"] == 4
+    assert nb["metadata"]["kernelspec"]["language"] == "python"
+    for i, cell in enumerate(nb["cells"]):
+        assert set(cell) == CELL_KEYS[cell["cell_type"]], f"cell {i}: {sorted(cell)}"
+        assert all(isinstance(line, str) for line in cell["source"]), f"cell {i}: source is not a list of lines"
+        for out in cell.get("outputs", []):
+            assert set(out) == OUTPUT_KEYS[out["output_type"]], f"cell {i}: output {sorted(out)}"
+            for mime, value in out.get("data", {}).items():
+                assert isinstance(value, str if mime == "image/png" else list), f"cell {i}: {mime}"
+
+
 def small_notebook(cells, tags=None):
     def code(source, outputs=(), tagged=None):
         cell = {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": list(outputs),
