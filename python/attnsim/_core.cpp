@@ -200,6 +200,15 @@ core::RunResult run_point(const core::Workload& w, const core::DeviceSpec& d) {
   return app::run_workload(w, d, defaults);
 }
 
+// A sweep spec from a file (`spec_path`) or YAML text named `spec_name`, with "KEY=VALUE"
+// overrides for every point (`attnsim sweep --set`).
+config::SweepSpec load_spec(const std::string& spec_path, const std::string& spec_text, const std::string& spec_name,
+                            const std::vector<std::string>& sets) {
+  const std::vector<config::Override> overrides = config::parse_overrides(sets);
+  return spec_path.empty() ? config::SweepLoader::load_text(spec_text, spec_name, overrides)
+                           : config::SweepLoader::load_file(spec_path, overrides);
+}
+
 // `attnsim sweep` in one process: spec from a file (`spec_path`) or YAML text named `spec_name`.
 // Writes `out_path`; returns the summary counts. Throws ConfigError for bad input (nothing written).
 // Progress (`progress`) goes to sys.stderr: a redrawn bar on a `terminal`, else plain lines.
@@ -210,9 +219,7 @@ py::dict sweep(const std::string& spec_path, const std::string& spec_text, const
   ProgressPipe pipe;
   const app::SweepSummary s = interruptible<app::SweepSummary>([&](const std::atomic<bool>& stop) {
     app::check_output_path(out_path, "out");
-    const std::vector<config::Override> overrides = config::parse_overrides(sets);
-    const config::SweepSpec spec = spec_path.empty() ? config::SweepLoader::load_text(spec_text, spec_name, overrides)
-                                                     : config::SweepLoader::load_file(spec_path, overrides);
+    const config::SweepSpec spec = load_spec(spec_path, spec_text, spec_name, sets);
     const config::SweepExpander validate(spec);  // bad axes or constraints: ConfigError before anything runs
     app::SweepRunOptions o;
     o.out_path = out_path;
@@ -239,10 +246,9 @@ py::dict sweep(const std::string& spec_path, const std::string& spec_text, const
 // (None for impossible points) and the reason. Nothing is run or written.
 py::list sweep_plan(const std::string& spec_path, const std::string& spec_text, const std::string& spec_name,
                     const std::vector<std::string>& sets) {
-  const std::vector<config::Override> overrides = config::parse_overrides(sets);
-  const config::SweepSpec spec = spec_path.empty() ? config::SweepLoader::load_text(spec_text, spec_name, overrides)
-                                                   : config::SweepLoader::load_file(spec_path, overrides);
-  const app::SweepPlan plan = app::plan_sweep(spec, {spec_path, 0, 1, app::default_max_memory_bytes()});
+  const config::SweepSpec spec = load_spec(spec_path, spec_text, spec_name, sets);
+  const app::SweepPlan plan =
+      app::plan_sweep(config::SweepExpander(spec), {spec_path, 0, 1, app::default_max_memory_bytes()});
   py::list rows;
   for (const app::PlanRow& r : plan.rows) {
     py::dict d;

@@ -200,7 +200,7 @@ int cmd_sweep(const Args& args, std::ostream& out) {
   }
   if (dry_run) {  // rank 0 alone prints the plan; under mpirun the other ranks wait for it
     if (mpi.rank() == 0)
-      print_sweep_plan(*spec, {file, o.shard_index, o.shard_count, default_max_memory_bytes()}, out);
+      print_sweep_plan(*spec, *expander, {file, o.shard_index, o.shard_count, default_max_memory_bytes()}, out);
     out.flush();
     return mpi.distributed() ? end_together(mpi, nullptr, 0) : 0;
   }

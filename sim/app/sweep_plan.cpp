@@ -22,8 +22,7 @@ std::string three_digits(double v) {
 
 }  // namespace
 
-SweepPlan plan_sweep(const config::SweepSpec& spec, const SweepPlanOptions& o) {
-  const config::SweepExpander expander(spec);  // ConfigError here: a bad sweep, as `sweep` says
+SweepPlan plan_sweep(const config::SweepExpander& expander, const SweepPlanOptions& o) {
   SweepPlan plan;
   plan.total = expander.size();
   for (std::uint64_t i = o.shard_index; i < expander.size(); i += std::max<std::uint64_t>(1, o.shard_count)) {
@@ -53,8 +52,9 @@ SweepPlan plan_sweep(const config::SweepSpec& spec, const SweepPlanOptions& o) {
   return plan;
 }
 
-std::uint64_t print_sweep_plan(const config::SweepSpec& spec, const SweepPlanOptions& o, std::ostream& out) {
-  const SweepPlan plan = plan_sweep(spec, o);
+std::uint64_t print_sweep_plan(const config::SweepSpec& spec, const config::SweepExpander& expander,
+                               const SweepPlanOptions& o, std::ostream& out) {
+  const SweepPlan plan = plan_sweep(expander, o);
   const std::vector<PlanRow>& rows = plan.rows;
   std::vector<std::string> header = {"point"};
   if (!rows.empty())

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/app/run_estimate.h"
+#include "sim/config/sweep_expander.h"
 #include "sim/config/sweep_spec.h"
 #include "sim/core/types.h"
 
@@ -36,11 +37,13 @@ struct SweepPlan {
   std::vector<PlanRow> rows;  // the shard's points in index order
 };
 
-// The plan of `spec`; throws core::ConfigError where the sweep itself is bad, as `attnsim sweep`
-// would before anything runs.
-SweepPlan plan_sweep(const config::SweepSpec& spec, const SweepPlanOptions& options);
+// The plan of the sweep `expander` expands (its constructor has checked the sweep, as `attnsim
+// sweep` does before anything runs).
+SweepPlan plan_sweep(const config::SweepExpander& expander, const SweepPlanOptions& options);
 
-// Prints the plan: a heading, one row per point, the totals. Returns the number of points listed.
-std::uint64_t print_sweep_plan(const config::SweepSpec& spec, const SweepPlanOptions& options, std::ostream& out);
+// Prints the plan of `spec` (expanded by `expander`): a heading, one row per point, the totals.
+// Returns the number of points listed.
+std::uint64_t print_sweep_plan(const config::SweepSpec& spec, const config::SweepExpander& expander,
+                               const SweepPlanOptions& options, std::ostream& out);
 
 }  // namespace attnsim::app

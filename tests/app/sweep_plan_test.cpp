@@ -79,9 +79,10 @@ TEST(SweepPlan, APointOverTheMemoryLimitIsImpossible) {
   std::ofstream(d + "/s.yaml") << kSweep;
   const config::SweepSpec spec = config::SweepLoader::load_file(d + "/s.yaml");
   std::ostringstream roomy, tight;
-  EXPECT_EQ(print_sweep_plan(spec, {"s.yaml", 0, 1, 0}, roomy), 3u);
+  const config::SweepExpander expander(spec);
+  EXPECT_EQ(print_sweep_plan(spec, expander, {"s.yaml", 0, 1, 0}, roomy), 3u);
   EXPECT_NE(roomy.str().find("2 ok, 1 impossible"), std::string::npos) << roomy.str();
-  print_sweep_plan(spec, {"s.yaml", 0, 1, 1024}, tight);
+  print_sweep_plan(spec, expander, {"s.yaml", 0, 1, 1024}, tight);
   EXPECT_NE(tight.str().find("0 ok, 3 impossible"), std::string::npos) << tight.str();
   EXPECT_NE(tight.str().find("exceeds the limit of 1.0 KiB"), std::string::npos) << tight.str();
 }
@@ -91,7 +92,7 @@ TEST(SweepPlan, AShardListsItsPointsOnly) {
   std::ofstream(d + "/s.yaml") << kSweep;
   const config::SweepSpec spec = config::SweepLoader::load_file(d + "/s.yaml");
   std::ostringstream out;
-  EXPECT_EQ(print_sweep_plan(spec, {"s.yaml", 1, 2, 0}, out), 1u);  // point 1 of 0..2
+  EXPECT_EQ(print_sweep_plan(spec, config::SweepExpander(spec), {"s.yaml", 1, 2, 0}, out), 1u);  // point 1 of 0..2
   EXPECT_NE(out.str().find("3 points, 1 in shard 1/2"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("1 ok, 0 impossible"), std::string::npos) << out.str();
 }
