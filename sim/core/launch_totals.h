@@ -82,6 +82,9 @@ struct LaunchTotals {
   double sampled_fraction = 1;
   double sampling_error = 0;
   std::uint64_t ctas_skipped = 0;  // CTAs not simulated, counted as the reference CTA
+  // CTAs simulated up to their run's warm-up, then skipped on unwarmed, counted as the reference
+  // CTA (engine::Sampler::fast_forward).
+  std::uint64_t ctas_fast_forwarded = 0;
   std::string_view in_full_because;  // sampled, but nothing skipped: why (static text; empty otherwise)
 };
 

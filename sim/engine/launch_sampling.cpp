@@ -10,6 +10,7 @@ void LaunchSimulator<Memory>::init_sampler() {
   // A launch that times its blocking loads one by one (pointer_chase) is simulated in full. So is
   // a launch of clusters: a CTA skipped whole would leave its cluster's multicast loads and
   // barriers behind.
+  sampler_.set_fast_forward(options_.sampled_fast_forward);
   if (record_blocking_) return sampler_.disable("it times its blocking loads one by one");  // sampling_ stays false
   if (shape_.cluster_size > 1) return sampler_.disable("its CTAs run in clusters");
   // A scratchpad core holds tens of CTAs: a CTA timing a step beside others that sleep through
@@ -102,8 +103,15 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
     const double latency = sampler_.group_latency(slot);
     double served = now;  // when the memory system has moved the step's bytes
     bool loads = false;
+    // A fast-forwarding CTA (counted as the reference CTA, Sampler::fast_forward) warms no step
+    // that stores nothing, and skips the further steps of the run here, unemitted by advance.
+    const std::uint64_t cta = slots_[slot].cta;
+    auto emit = [this, cta](std::uint64_t step, std::vector<core::TileOp>& ops) {
+      return launch_.emit_group_step(cta, 0, step, ops);
+    };
+    const bool ff = sampler_.fast_forward(slot, emit) && !Sampler::stores(g.ops);
     for (const core::TileOp& op : g.ops) {
-      if (op.kind == core::OpKind::kLoad || op.kind == core::OpKind::kStore) {
+      if (!ff && (op.kind == core::OpKind::kLoad || op.kind == core::OpKind::kStore)) {
         // Functional warming: its accesses pass the caches untimed, so the L2 holds what it
         // would and the step's memory counts are counted, not extrapolated.
         sampler_.before_access(memory_.counters(), memory_.traffic(), op.tensor);
@@ -120,6 +128,11 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
       if (op.kind == core::OpKind::kMmaWait) g.mmas.wait(op.count, now);
     }
     g.ops.clear();
+    if (ff)
+      for (;; ++g.step) {
+        ff_ops_.clear();
+        if (!emit(g.step, ff_ops_) || !sampler_.fast_forward_step(slot, ff_ops_)) break;
+      }
     // The CTA sleeps through the skipped step: the next one is warmed (or simulated) when it
     // would start, so warmed lines enter the L2 in about the order a full run brings them in.
     // A step cannot end before the memory system has moved its bytes (skipped steps that

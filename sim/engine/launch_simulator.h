@@ -96,6 +96,7 @@ class LaunchSimulator {
   void init_sampler();
   bool sampled_dispatch(std::uint32_t slot, double now);
   bool sampled_step(std::uint32_t slot, WarpGroup& g, double now);  // g: the slot's one warp group
+  std::vector<core::TileOp> ff_ops_;  // a fast-forwarded step's ops (sampled_step)
   bool sampled_sleep(std::uint32_t slot, double until, double now);
   void add_skipped_stats();
 

@@ -120,6 +120,22 @@ void Sampler::reset(Slot& s, std::uint64_t cta, double now) {
   s.cta_stats = {};
   s.cta_smem = {};
   s.phantom = s.warm = false;
+  s.ff_pending = s.ff = false;
+}
+
+bool Sampler::fast_forward_step(std::uint32_t slot, const std::vector<core::TileOp>& ops) {
+  Slot& s = slots_[slot];
+  if (!s.ff || !s.step_counted || signature(ops) != s.sig || stores(ops)) return false;
+  count_step(s, ops, s.sig);
+  ++s.run_pos;
+  skipped_stats_ += s.step_stats;
+  skipped_smem_ += s.step_smem;
+  s.cta_stats += s.step_stats;
+  s.cta_smem += s.step_smem;
+  ops_skipped_ += ops.size();
+  const auto [mean, standard_error] = skipped_step_time(s);
+  add_skipped(s, mean, standard_error);
+  return true;
 }
 
 void Sampler::count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig) {
@@ -372,6 +388,7 @@ void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic) const {
   t.dram_write = traffic.dram.total_write();
   t.sampled = true;
   t.ctas_skipped = phantoms_;
+  t.ctas_fast_forwarded = fast_forwarded_;
   const double all = static_cast<double>(ops_simulated_ + ops_skipped_);
   t.sampled_fraction = all > 0 ? static_cast<double>(ops_simulated_) / all : 1.0;
   t.sampling_error = total_time_ > 0 ? error_sum_ / total_time_ : 0.0;

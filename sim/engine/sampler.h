@@ -151,6 +151,20 @@ class Sampler {
   // `counts` adds an op's op-stream counts to the LaunchStats and the shared-memory traffic.
   template <class Counts>
   double on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops, double now, Counts&& counts);
+  // Fast-forwarding (a span skipped to the launch's end, to_end_): CTAs dispatched after the
+  // reference waves but before the span count as the reference CTA (as a rebuilding one does), so
+  // their skipped steps go unwarmed: nothing timed follows them. Whether the CTA in `slot` does
+  // (such a CTA equal to the reference; `emit(step, ops)`: its emit_step), decided at its first
+  // skipped step.
+  template <class Emit>
+  bool fast_forward(std::uint32_t slot, Emit&& emit);
+  void set_fast_forward(bool on) { fast_forward_on_ = on; }  // on by default
+  // A further step (`ops`) of a fast-forwarding CTA's run: where it has the run's shape and no
+  // store it is skipped as on_step skips one, unwarmed; returns whether it was.
+  bool fast_forward_step(std::uint32_t slot, const std::vector<core::TileOp>& ops);
+  static bool stores(const std::vector<core::TileOp>& ops) {
+    return std::any_of(ops.begin(), ops.end(), [](const core::TileOp& op) { return op.kind == core::OpKind::kStore; });
+  }
   // The CTA has no step left: returns when it retires (after its last skipped steps).
   double finish_cta(std::uint32_t slot, double now);
   // The CTA in `slot` retires at `now`: its memory counts go into its wave's.
@@ -212,6 +226,7 @@ class Sampler {
   struct Slot {
     std::uint64_t cta = 0;
     bool phantom = false, warm = false;
+    bool ff_pending = false, ff = false;  // fast_forward: to decide at its first skipped step; decided yes
     CtaShape shape;
     core::LaunchStats cta_stats;  // the CTA's op-stream counts, all steps
     core::TensorTraffic cta_smem;
@@ -343,6 +358,9 @@ class Sampler {
   // CTA indices: CTAs from skip_from_ to end_from_ are skipped whole, the wave before end_from_
   // rebuilds the L2 state; the tail (last full and partial wave) starts at tail_from_.
   std::uint64_t skip_from_ = 0, end_from_ = 0, tail_from_ = 0, dispatched_ = 0;
+  std::uint64_t ff_from_ = 0;  // CTAs from here to skip_from_ fast-forward (to_end_ launches)
+  bool fast_forward_on_ = true;
+  std::uint64_t fast_forwarded_ = 0;  // CTAs that fast-forwarded
   bool remeasure_ = false;  // simulated from end_from_ until steady again, tested from test_from_ on
   bool to_end_ = false;     // the span runs to the launch's end (kEndSpanWaves): nothing rebuilds
   std::uint64_t test_from_ = 0;

@@ -100,6 +100,16 @@ bool Sampler::equal_cta(Emit& emit, const Reference& ref) {
 }
 
 template <class Emit>
+bool Sampler::fast_forward(std::uint32_t slot, Emit&& emit) {
+  Slot& s = slots_[slot];
+  if (!s.ff_pending) return s.ff;
+  s.ff_pending = false;
+  s.ff = s.warm = equal_cta(emit, ref(s.cta));  // counted as the reference CTA
+  if (s.ff) ++fast_forwarded_;
+  return s.ff;
+}
+
+template <class Emit>
 double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emit&& emit, bool beside_earlier) {
   Slot& s = slots_[slot];
   reset(s, cta, now);
@@ -111,6 +121,7 @@ double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emi
   }
   switch (role_of(cta)) {
     case CtaRole::kSimulated:
+      s.ff_pending = fast_forward_on_ && to_end_ && steady_ && cta >= ff_from_;
       return 0;
     case CtaRole::kRebuild:  // simulated to rebuild the L2 state; counted as the reference CTA if equal
       s.warm = equal_cta(emit, ref(cta));

@@ -147,6 +147,11 @@ void Sampler::wave_done(std::uint64_t cta, const Slot& s, double duration, const
   remeasure_ = remeasure;
   to_end_ = to_end;
   skip_from_ = skip * per;
+  ff_from_ = (w + 1) * per;
+  // The CTAs running beyond the reference waves fast-forward from their next skipped step
+  // (to_end: no CTA simulated after them needs the L2 state their warming would leave).
+  if (to_end && skip_steps_ && fast_forward_on_)
+    for (Slot& x : slots_) x.ff_pending = !x.phantom && !x.warm && x.cta >= ff_from_ && x.cta < skip_from_;
   end_from_ = end * per;
   Reference& all = refs_[0];  // the mean CTA of the 2p waves (all classes)
   all.mem = std::move(mean);

@@ -68,11 +68,14 @@ void print_summary(const core::RunResult& result, const core::DeviceSpec& device
   }
   if (metric(m, "attnsim__sim_mode") > 0) {
     // CTAs skipped whole are counted as their reference CTA; skipped loop steps are warmed.
-    std::uint64_t skipped = 0, ctas = 0;
-    for (const core::KernelResult& k : result.kernels) skipped += k.totals.ctas_skipped, ctas += k.totals.ctas;
-    const std::string whole = skipped == 0 ? "" : "; " + TablePrinter::format_value(static_cast<double>(skipped)) +
-                                                      " of " + TablePrinter::format_value(static_cast<double>(ctas)) +
-                                                      " CTAs skipped whole, counted as their reference CTA";
+    std::uint64_t skipped = 0, ctas = 0, ff = 0;
+    for (const core::KernelResult& k : result.kernels)
+      skipped += k.totals.ctas_skipped, ctas += k.totals.ctas, ff += k.totals.ctas_fast_forwarded;
+    std::string whole = skipped == 0 ? "" : "; " + TablePrinter::format_value(static_cast<double>(skipped)) +
+                                                " of " + TablePrinter::format_value(static_cast<double>(ctas)) +
+                                                " CTAs skipped whole, counted as their reference CTA";
+    if (ff > 0)
+      whole += ", " + TablePrinter::format_value(static_cast<double>(ff)) + " more after their warm-up steps";
     line("sampled", fixed(100.0 * metric(m, "attnsim__sampled_fraction"), 2) +
                         " % of the ops simulated (the rest: memory accesses warmed, time extrapolated" + whole +
                         "); estimated time error +-" + fixed(metric(m, "attnsim__sampling_error_pct"), 2) +

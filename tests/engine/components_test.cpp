@@ -1,5 +1,9 @@
 // Components alone: event queue, bandwidth server, HBM channels, L2 tag store, bank conflicts,
 // the fluid load of sampled simulation.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "sim/engine/bandwidth_server.h"
@@ -60,6 +64,46 @@ TEST(FluidLoad, ASpanBeyondTheHorizonKeepsItsRate) {
   f.add(0, span, 5.0 * span);                // 5 B/cycle over the whole span
   EXPECT_DOUBLE_EQ(f.factor(1000), 2.0);     // half the capacity left, not 20 B/cycle (capped at 90 %)
   EXPECT_DOUBLE_EQ(f.factor(horizon + 1000), 1.0);  // past the horizon: dropped
+}
+
+// Spans that cover whole blocks of buckets are added and summed block-wise: the same fluid as
+// bucket by bucket (a plain array of buckets here), short and long spans, across the horizon.
+TEST(FluidLoad, BlockWiseSpansHoldWhatBucketWiseOnesWould) {
+  constexpr double kWidth = 256, kHorizon = 2097152;  // cycles per bucket; kBuckets / 4 of them
+  std::vector<double> plain(1 << 18, 0.0);              // absolute buckets, no wrap-around
+  auto plain_add = [&](double t0, double duration, double bytes) {
+    duration = std::max(duration, kWidth);
+    const double rate = bytes / duration;
+    duration = std::min(duration, kHorizon);
+    double before = 0;
+    for (std::size_t b = 0; b < plain.size(); ++b) {
+      const double lo = static_cast<double>(b) * kWidth, hi = lo + kWidth;
+      plain[b] += rate * std::max(0.0, std::min(hi, t0 + duration) - std::max(lo, t0));
+      // The span before, this span's bytes in t0's bucket included (uniform within a bucket).
+      before += plain[b] * std::max(0.0, std::min(hi, t0) - std::max(lo, t0 - duration)) / kWidth;
+    }
+    return t0 + before / 10.0;
+  };
+  FluidLoad f(10.0);
+  std::uint64_t x = 12345;
+  auto next = [&x](double scale) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(x >> 11) / 9007199254740992.0 * scale;
+  };
+  double t = 0;
+  for (int i = 0; i < 300; ++i) {  // over about three horizons of 8,388,608 cycles (32,768 buckets)
+    t += next(160000);
+    const double duration = i % 5 == 0 ? next(3 * kHorizon) : next(60000);  // some longer than the horizon
+    const double bytes = next(1e7);
+    const double got = f.add(t, duration, bytes), want = plain_add(t, duration, bytes);
+    ASSERT_NEAR(got, want, 1e-9 * want) << "add " << i;
+    for (double probe : {t - 30000.0, t + 1000.0, t + 100000.0}) {
+      const auto b = static_cast<std::size_t>(std::max(0.0, probe) / kWidth);
+      const double u = std::min(0.9, plain[b] / (10.0 * kWidth));
+      ASSERT_NEAR(f.factor(probe), 1.0 / (1.0 - u), 1e-9) << "factor at " << probe << " after add " << i;
+    }
+  }
+  ASSERT_LT(t + 3 * kHorizon, static_cast<double>(plain.size()) * kWidth);
 }
 
 TEST(BandwidthServer, QueuesRequestsThatArriveWhileBusy) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "sim/config/device_loader.h"
 #include "sim/config/workload_loader.h"
 #include "sim/core/io_counts.h"
+#include "sim/core/occupancy.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/sampler.h"
 #include "tests/engine/test_launches.h"
@@ -55,10 +57,11 @@ Pair run_one(const core::DeviceSpec& d, const std::vector<config::Override>& set
 }
 
 // CTAs of `groups` warp groups (4 warps each, no barriers between them), each running `steps`
-// equal steps: a 2 KiB load of its own rows, then a 64x64x64 MMA.
+// equal steps: a 2 KiB load of its own rows, then an `mma`^3 MMA (64x64x64 by default).
 class StepsLaunch : public core::KernelLaunch {
  public:
-  StepsLaunch(std::uint64_t ctas, std::uint32_t groups, std::uint64_t steps) : ctas_(ctas), groups_(groups), steps_(steps) {}
+  StepsLaunch(std::uint64_t ctas, std::uint32_t groups, std::uint64_t steps, std::uint32_t mma = 64)
+      : ctas_(ctas), groups_(groups), steps_(steps), mma_(mma) {}
   std::string name() const override { return "steps"; }
   core::LaunchShape shape() const override {
     core::LaunchShape s;
@@ -85,7 +88,7 @@ class StepsLaunch : public core::KernelLaunch {
     load.addr = ((cta * groups_ + group) * steps_ + step) * 2048;
     core::TileOp mma;
     mma.kind = core::OpKind::kMma;
-    mma.m = mma.n = mma.k = 64;
+    mma.m = mma.n = mma.k = mma_;
     out = {load, mma};
     return true;
   }
@@ -94,6 +97,7 @@ class StepsLaunch : public core::KernelLaunch {
   std::uint64_t ctas_;
   std::uint32_t groups_;
   std::uint64_t steps_;
+  std::uint32_t mma_;
 };
 
 double rel(double a, double b) { return b != 0 ? std::fabs(a - b) / b : std::fabs(a); }
@@ -573,6 +577,40 @@ TEST(Sampled, LongLaunchesSkipCtasUpToTheirEnd) {
   ASSERT_EQ(q.totals.ctas, 124 * per);
   ASSERT_GT(q.totals.ctas_skipped, 0u) << "no CTA skipped whole: the case tests nothing";
   EXPECT_GE(q.totals.ctas - q.totals.ctas_skipped, (p.full.totals.ctas - p.sampled.totals.ctas_skipped) + 2 * per);
+}
+
+// The CTAs dispatched after the reference waves of a launch that skips CTAs whole to its end
+// (and before that span) count as the reference CTA and fast-forward: after their run's warm-up
+// steps they skip every further step unwarmed, without the sample blocks of 4 steps that the
+// reference waves' CTAs take every Sampler::kPeriod steps (3 in a run of 256 steps). 128 waves
+// of 256-step CTAs on the small GPU (a 2 KiB load and a 16^3 MMA per step): at least the wave
+// after the reference waves fast-forwards, and the results stay those of a sampled run without it.
+TEST(Sampled, CtasBetweenTheReferenceWavesAndTheSpanFastForward) {
+  const core::DeviceSpec d = testing::small_gpu();
+  const std::uint64_t per = core::compute_occupancy(d.sm, {128, 64, 0, std::nullopt}).active_blocks * d.sm.count;
+  constexpr std::uint64_t kSteps = 256;
+  ASSERT_GE(128u, Sampler::kEndSpanWaves) << "the case no longer reaches the rule";
+  static_assert(Sampler::kWarmSteps == 16 && Sampler::kPeriod == 64 && Sampler::kBlockSteps == 4,
+                "3 sample blocks of 4 steps in a run of kSteps");
+  core::TileProgram program;
+  program.launches.push_back(std::make_unique<StepsLaunch>(128 * per, 1, kSteps, 16));
+  EngineOptions full, sampled, without;
+  sampled.sampled = true;
+  without = sampled;
+  without.sampled_fast_forward = false;
+  const auto a = simulate(d, program, full).at(0), b = simulate(d, program, sampled).at(0),
+             c = simulate(d, program, without).at(0);
+  EXPECT_EQ(c.totals.ctas_fast_forwarded, 0u);
+  EXPECT_GE(b.totals.ctas_fast_forwarded, per);
+  EXPECT_EQ(b.totals.ctas_skipped, c.totals.ctas_skipped);
+  auto steps = [&](const core::KernelResult& r) { return r.totals.sampled_fraction * static_cast<double>(r.totals.ctas * kSteps); };
+  EXPECT_LE(steps(b), steps(c) - 12.0 * static_cast<double>(b.totals.ctas_fast_forwarded) + 0.5);
+  EXPECT_LT(rel(b.totals.time_ns, c.totals.time_ns), 0.005);
+  auto dram = [](const core::KernelResult& r) { return static_cast<double>(r.totals.dram_read + r.totals.dram_write); };
+  EXPECT_LT(rel(dram(b), dram(c)), 0.005);
+  EXPECT_LT(rel(static_cast<double>(b.totals.memory.lts_bytes), static_cast<double>(c.totals.memory.lts_bytes)), 0.005);
+  EXPECT_EQ(b.totals.stats.flops, a.totals.stats.flops);
+  EXPECT_EQ(b.totals.stats.lsu_bytes, a.totals.stats.lsu_bytes);
 }
 
 TEST(Sampled, OnlyOneGroupLaunchesAreSampled) {
