@@ -56,7 +56,8 @@ struct EngineOptions {
   // estimated from the probed CTAs): there sampling saves little CPU time and adds its error.
   std::uint64_t sampled_min_ops = core::kDefaultSampledMinOps;  // the workload's sim.min_ops
   // The CTAs between a launch's reference waves and a span of CTAs skipped whole to its end
-  // fast-forward (Sampler::fast_forward); off only to compare.
+  // fast-forward (Sampler::fast_forward), and CTAs of launches of 128 waves or more extrapolate
+  // the middle of long runs (Sampler::extrapolate_until); off only to compare.
   bool sampled_fast_forward = true;
   // A timeline of the ops of the CTAs in trace_ctas (sorted; CTA indices in dispatch order, in
   // every launch that has them), one call per op in simulation order; it only observes. In

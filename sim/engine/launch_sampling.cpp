@@ -11,6 +11,8 @@ void LaunchSimulator<Memory>::init_sampler() {
   // a launch of clusters: a CTA skipped whole would leave its cluster's multicast loads and
   // barriers behind.
   sampler_.set_fast_forward(options_.sampled_fast_forward);
+  sampler_.set_memory(static_cast<double>(device_.l2.capacity_bytes),
+                      device_.gbps_to_bytes_per_cycle(device_.hbm.bandwidth_gbps));
   if (record_blocking_) return sampler_.disable("it times its blocking loads one by one");  // sampling_ stays false
   if (shape_.cluster_size > 1) return sampler_.disable("its CTAs run in clusters");
   // A scratchpad core holds tens of CTAs: a CTA timing a step beside others that sleep through
@@ -128,11 +130,21 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
       if (op.kind == core::OpKind::kMmaWait) g.mmas.wait(op.count, now);
     }
     g.ops.clear();
-    if (ff)
+    if (ff) {
       for (;; ++g.step) {
         ff_ops_.clear();
-        if (!emit(g.step, ff_ops_) || !sampler_.fast_forward_step(slot, ff_ops_)) break;
+        if (!emit(g.step, ff_ops_) || !sampler_.skip_unwarmed(slot, ff_ops_)) break;
       }
+    } else if (const std::uint64_t until = sampler_.extrapolate_until(slot, g.step); until > 0) {
+      // The middle of a long run: its steps skipped unwarmed, their counts extrapolated (in a
+      // launch that leaves the HBM mostly idle: they load no bandwidth).
+      std::uint64_t n = 0;
+      for (; g.step < until; ++g.step, ++n) {
+        ff_ops_.clear();
+        if (!emit(g.step, ff_ops_) || !sampler_.skip_unwarmed(slot, ff_ops_)) break;
+      }
+      sampler_.extrapolate(slot, n);
+    }
     // The CTA sleeps through the skipped step: the next one is warmed (or simulated) when it
     // would start, so warmed lines enter the L2 in about the order a full run brings them in.
     // A step cannot end before the memory system has moved its bytes (skipped steps that

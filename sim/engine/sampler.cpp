@@ -121,21 +121,8 @@ void Sampler::reset(Slot& s, std::uint64_t cta, double now) {
   s.cta_smem = {};
   s.phantom = s.warm = false;
   s.ff_pending = s.ff = false;
-}
-
-bool Sampler::fast_forward_step(std::uint32_t slot, const std::vector<core::TileOp>& ops) {
-  Slot& s = slots_[slot];
-  if (!s.ff || !s.step_counted || signature(ops) != s.sig || stores(ops)) return false;
-  count_step(s, ops, s.sig);
-  ++s.run_pos;
-  skipped_stats_ += s.step_stats;
-  skipped_smem_ += s.step_smem;
-  s.cta_stats += s.step_stats;
-  s.cta_smem += s.step_smem;
-  ops_skipped_ += ops.size();
-  const auto [mean, standard_error] = skipped_step_time(s);
-  add_skipped(s, mean, standard_error);
-  return true;
+  s.x_based = s.x_done = false;
+  s.x_extra.clear();
 }
 
 void Sampler::count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig) {
@@ -264,6 +251,10 @@ void Sampler::probe(std::uint64_t ctas, const EmitStep& emit, std::uint32_t grou
   if (std::any_of(probe_steps.begin(), probe_steps.end(), [](std::uint64_t x) { return x < kMinSteps; }))
     skip_steps_ = false;
   if (unequal) skip_steps_ = false;
+  if (skip_steps_ && !probe_steps.empty()) {
+    cta_steps_ = probe_steps.front();
+    long_launch_ = waves_.size() >= kEndSpanWaves;
+  }
   if (!skip_steps_ && skip_waves_) inert_ = !waves_could_be_skipped(ctas, count_steps);
   if (inert_ && unequal && find_classes(ctas, count_steps, probe_ctas, probe_steps)) inert_ = false;
   static_assert(kMinSteps == 32 && kMinClassWaves == 12, "the text below names kMinSteps and kMinClassWaves");
@@ -330,9 +321,9 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
     s.phantom = false;
     return;
   }
-  // The CTA's memory counts: its simulated and its warmed (skipped) accesses, all counted.
-  std::fill(scratch_.begin(), scratch_.end(), 0.0);
-  for (const KeyAcc& a : s.keys) add_scaled(scratch_, a.delta, 1.0);
+  // The CTA's memory counts: its simulated and its warmed (skipped) accesses, all counted, and
+  // those of its extrapolated steps.
+  own_counts(s, scratch_);
   // What a CTA like it adds when skipped whole: its DRAM writes are its stored bytes (its lines
   // never enter the L2; the write-backs a CTA of the first waves causes are not yet those of the
   // steady state). Tensors stored again and again (a slot's stack frame, the dQ accumulator all
@@ -348,8 +339,8 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
     // the DRAM writes of tensors stored once (and the write-back count): what it stores stays in
     // the L2 and reaches DRAM as counted, later, as in a full run (the reference's stored bytes
     // would count its lines twice), and the lines it evicts are written back once, as counted.
-    std::fill(scratch_.begin(), scratch_.end(), 0.0);
-    for (const KeyAcc& a : s.keys) add_scaled(scratch_, a.delta, -1.0);
+    own_counts(s, scratch_);
+    for (double& x : scratch_) x = -x;
     for (std::size_t i = 0; i < kVec; ++i) {
       const std::size_t t = (i - 10) / 2;
       const bool own = i == 9 || (i >= 10 && t < core::kNumTensors && i % 2 == 1 &&

@@ -40,21 +40,12 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
 
 class Sampler {
  public:
-  // Steps of a run always simulated first; the second half are its first samples. Eight were
-  // not enough: in the last waves of flash2 N8192 on the h200 a CTA's steps 4-7 came out 2-7 %
-  // slower than in a full run (L2 port queues at a wave's start, docs/sampling.md); its steps
-  // 8-15 are 0-3 % faster there and within 1.5 % in the waves before.
+  // Steps of a run always simulated first; the second half are its first samples (eight were
+  // too few: L2 port queues at a wave's start, docs/sampling.md "Inside a CTA").
   static constexpr std::uint32_t kWarmSteps = 16;
-  // Where a launch's step time still moves at the samples, the CTAs after the first wave are
-  // simulated on to step kLongWarmSteps and take their samples from the last eight of those. In
-  // a DRAM-bound GEMM the CTAs of every wave after the first start together as the wave before
-  // retires and queue behind each other at the HBM channels over their steps 6-17 (standard's
-  // P V, B1 H32 N4096 d128 on the h200, full mode: steps 8-15 2,284 cycles on average, steps
-  // 16-63 1,892), while their own steps 8-15 look flat. The first wave's CTAs, which start
-  // together at 0 and have no such burst, keep kWarmSteps and vote: does the step time still move
-  // through their steps 8-15 (steps 12-15 against 8-11 by more than kTrend; by 7 % in that
-  // launch, by less than 0.2 % in flash2's)? The later CTAs follow the first wave's majority, so
-  // all CTAs of a wave simulate the same steps (docs/sampling.md).
+  // Where the first wave's CTAs (which keep kWarmSteps) mostly see their step time still move
+  // through steps 8-15 (12-15 against 8-11 by more than kTrend), the later CTAs simulate their
+  // runs to step kLongWarmSteps and sample the last eight (DRAM-bound GEMMs; docs/sampling.md).
   static constexpr std::uint32_t kLongWarmSteps = 32;
   static constexpr double kTrend = 0.02;
   static constexpr std::uint32_t kSampleSteps = 8;  // a run's first samples: its last warm steps
@@ -69,10 +60,7 @@ class Sampler {
   // and so on: waves that agree one to the next can drift over tens (sampler_waves.cpp).
   static constexpr std::uint64_t kRemeasureFactor = 2, kRemeasureSpan = 8;
   // A launch of at least this many waves of long CTAs (kMinSteps steps or more) skips CTAs whole
-  // up to its end: no rebuilding wave and no simulated tail, whose two or three waves of long
-  // CTAs cost half the CPU of such a run (flash2 B1 H32 N = 1,048,576 d128 on the h200: 784 of
-  // its 1,576 simulated CTAs of 16,384 steps) to refine about 1 / kEndSpanWaves of its time
-  // (sampler_waves.cpp).
+  // up to its end: no rebuilding wave and no simulated tail (sampler_waves.cpp).
   static constexpr std::uint64_t kEndSpanWaves = 128;
   // Skipped steps' accesses warm every kWarmSetStride-th L2 set (set sampling), each counted
   // that many times (MemorySystem::warm).
@@ -104,18 +92,11 @@ class Sampler {
     const Reference& r = ref(cta);
     return r.mem.empty() ? 0.0 : dram_bytes(r.mem, written ? 1 : 0);
   }
-  // Counts the steps of up to kProbes CTAs spread over the grid (`emit(cta, step, ops)`); when
-  // they differ (a causal mask, uneven splits), CTAs read shared data at different step
-  // positions, the simulated steps of one CTA are the skipped steps of another and per-step L2
-  // ratios do not carry over: steps are then not skipped (the launch is simulated in full).
-  // Where steps are not skipped, it goes on to count every CTA's steps up to the first two
-  // consecutive full waves of CTAs with equal step counts. Without them, where the step counts
-  // repeat in dispatch order with a period of T CTAs (a causal mask: the query blocks of one
-  // head), the sampler's waves become groups of whole periods, each CTA is compared with the
-  // CTAs at its position in the period (its class) and skipped as their mean (find_classes).
-  // Otherwise no wave can be steady (wave_done), nothing will be skipped and the sampler is inert.
-  // After whole_ctas_only() it looks for equal waves, then for classes (group 0's steps); with
-  // neither the launch is inert.
+  // Counts the steps of up to kProbes CTAs spread over the grid (`emit(cta, step, ops)`). Where
+  // they differ (a causal mask, uneven splits) steps are not skipped, and it looks for two
+  // consecutive full waves of CTAs with equal step counts, else for step counts that repeat with
+  // a period of T CTAs (classes, find_classes); with neither the sampler is inert. After
+  // whole_ctas_only() it looks for the same (group 0's steps). docs/sampling.md, "Method".
   using EmitStep = std::function<bool(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& ops)>;
   // `groups`: warp groups per CTA (emit gives group 0's ops); a launch of fewer than `min_ops`
   // tile ops in all is simulated in full.
@@ -159,9 +140,18 @@ class Sampler {
   template <class Emit>
   bool fast_forward(std::uint32_t slot, Emit&& emit);
   void set_fast_forward(bool on) { fast_forward_on_ = on; }  // on by default
-  // A further step (`ops`) of a fast-forwarding CTA's run: where it has the run's shape and no
+  // A further step (`ops`) of the run of the CTA in `slot`: where it has the run's shape and no
   // store it is skipped as on_step skips one, unwarmed; returns whether it was.
-  bool fast_forward_step(std::uint32_t slot, const std::vector<core::TileOp>& ops);
+  bool skip_unwarmed(std::uint32_t slot, const std::vector<core::TileOp>& ops);
+  // Extrapolated runs (sampler_fast_forward.cpp): in a launch of kEndSpanWaves waves or more the
+  // step index up to which the CTA in `slot`, past kExtrapolateAfter steps of its run, may skip
+  // its steps unwarmed with extrapolated memory counts (0: none); extrapolate() counts `n` such.
+  std::uint64_t extrapolate_until(std::uint32_t slot, std::uint64_t next_step);
+  void extrapolate(std::uint32_t slot, std::uint64_t n);
+  void set_memory(double l2_bytes, double dram_bytes_per_cycle) { l2_bytes_ = l2_bytes, dram_rate_ = dram_bytes_per_cycle; }
+  static constexpr std::uint64_t kExtrapolateAfter = 256;
+  static constexpr double kTailCover = 1.5;       // the last steps warmed bring in this many L2s
+  static constexpr double kMaxDramShare = 0.25;  // of the HBM rate the launch's CTAs may ask for
   static bool stores(const std::vector<core::TileOp>& ops) {
     return std::any_of(ops.begin(), ops.end(), [](const core::TileOp& op) { return op.kind == core::OpKind::kStore; });
   }
@@ -227,6 +217,11 @@ class Sampler {
     std::uint64_t cta = 0;
     bool phantom = false, warm = false;
     bool ff_pending = false, ff = false;  // fast_forward: to decide at its first skipped step; decided yes
+    // Extrapolated runs: the CTA's counts at run step x_pos (x_base), their rate per step since
+    // (x_rate), and the counts extrapolated (x_extra); vec layout.
+    bool x_based = false, x_done = false;
+    std::uint64_t x_pos = 0;
+    std::vector<double> x_base, x_rate, x_extra;
     CtaShape shape;
     core::LaunchStats cta_stats;  // the CTA's op-stream counts, all steps
     core::TensorTraffic cta_smem;
@@ -360,6 +355,11 @@ class Sampler {
   std::uint64_t skip_from_ = 0, end_from_ = 0, tail_from_ = 0, dispatched_ = 0;
   std::uint64_t ff_from_ = 0;  // CTAs from here to skip_from_ fast-forward (to_end_ launches)
   bool fast_forward_on_ = true;
+  bool long_launch_ = false;  // kEndSpanWaves waves or more of CTAs of cta_steps_ equal steps
+  std::uint64_t cta_steps_ = 0;
+  double l2_bytes_ = 0, dram_rate_ = 0;
+  std::uint64_t x_from_ = 0, x_until_ = 0;  // the step range every CTA extrapolates (0: undecided)
+  void own_counts(const Slot& s, std::vector<double>& v) const;  // its keys' counts and x_extra
   std::uint64_t fast_forwarded_ = 0;  // CTAs that fast-forwarded
   bool remeasure_ = false;  // simulated from end_from_ until steady again, tested from test_from_ on
   bool to_end_ = false;     // the span runs to the launch's end (kEndSpanWaves): nothing rebuilds

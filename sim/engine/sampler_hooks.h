@@ -29,11 +29,17 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
     s.early[0] = s.early[1] = 0;
     s.warm_end = kWarmSteps;
     s.step_counted = false;
+    s.x_based = false;
   } else {
     ++s.run_pos;
   }
   if (skip_steps_ && s.run_pos == kWarmSteps) s.warm_end = decide_warm_end(s);
   if (s.warm_end > kWarmSteps && s.run_pos == s.warm_end - kSampleSteps) s.n = s.sum = s.sumsq = 0;  // samples: the last 8
+  if (long_launch_ && !s.x_based && s.run_pos == kExtrapolateAfter / 2) {  // extrapolated runs: counts from here
+    own_counts(s, s.x_base);
+    s.x_pos = s.run_pos;
+    s.x_based = true;
+  }
   // The same steps of every CTA's run are simulated (a schedule by run position alone), so
   // that CTAs sharing data (the K/V blocks of a head) touch the same blocks in the simulated
   // steps and their L2 hit ratios carry over to the skipped ones.

@@ -613,6 +613,55 @@ TEST(Sampled, CtasBetweenTheReferenceWavesAndTheSpanFastForward) {
   EXPECT_EQ(b.totals.stats.lsu_bytes, a.totals.stats.lsu_bytes);
 }
 
+// In a launch of Sampler::kEndSpanWaves waves or more, the CTAs of the reference waves skip the
+// middle of a long run unwarmed, its memory counts extrapolated from its steps since step 128;
+// the run's last steps are warmed until they have brought in 1.5 L2s (Sampler::kTailCover).
+// flash2 B1 H8 seq_q 16384 seq_kv 32768 d128 on an h200 cut to 4 SMs and a 1 MiB L2: 1,024 CTAs
+// of 514 steps, 8 per wave (128 waves); a head's 8 CTAs bring 32 KiB into the L2 per step, so
+// steps 258 ... about 465 are extrapolated, and with them the sample blocks there. A stream
+// that asks for more than a quarter of the HBM rate extrapolates nothing (its steps would load
+// no bandwidth): the small GPU's 512-step streams of 128 waves.
+TEST(Sampled, LongRunsOfLongLaunchesExtrapolateTheirMiddle) {
+  const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "4"}, {"l2.capacity_bytes", "1048576"}});
+  const core::Workload w = config::workload_for_kernel(
+      "flash2", {{"heads", "8"}, {"seq_q", "16384"}, {"seq_kv", "32768"}, {"head_dim", "128"}});
+  const core::TileProgram program = kernels::make_program(w, d);
+  EngineOptions full, sampled, without;
+  sampled.sampled = true;
+  without = sampled;
+  without.sampled_fast_forward = false;
+  const auto a = simulate(d, program, full).at(0), b = simulate(d, program, sampled).at(0),
+             c = simulate(d, program, without).at(0);
+  const std::uint64_t per = 8, steps = 514;
+  ASSERT_EQ(a.totals.ctas, 128 * per);
+  auto simulated = [&](const core::KernelResult& r) { return r.totals.sampled_fraction * static_cast<double>(r.totals.ctas * steps); };
+  // Beyond the 7 sample blocks of 4 steps that each CTA that fast-forwards leaves out, at least
+  // a wave's CTAs leave out 3 more.
+  ASSERT_GT(b.totals.ctas_fast_forwarded, 0u);
+  EXPECT_GE(simulated(c) - simulated(b), 28.0 * static_cast<double>(b.totals.ctas_fast_forwarded) + 12.0 * per - 0.5);
+  auto dram = [](const core::KernelResult& r) { return static_cast<double>(r.totals.dram_read + r.totals.dram_write); };
+  auto lts = [](const core::KernelResult& r) { return static_cast<double>(r.totals.memory.lts_bytes); };
+  EXPECT_LT(rel(b.totals.time_ns, a.totals.time_ns), 0.01);
+  EXPECT_LT(rel(dram(b), dram(a)), 0.01);
+  EXPECT_LT(rel(lts(b), lts(a)), 0.01);
+  // The extrapolated counts stand for what warming those steps counts (0.6 % of the DRAM bytes
+  // and 1 % of the L2 bytes are the reference waves' extrapolated steps).
+  EXPECT_LT(rel(dram(b), dram(c)), 0.002);
+  EXPECT_LT(rel(lts(b), lts(c)), 0.002);
+  EXPECT_EQ(b.totals.stats.flops, a.totals.stats.flops);
+
+  // The stream on the small GPU: the only steps not simulated beside a run without either are
+  // the 7 sample blocks (at steps 76, 140, ... 460) of each CTA that fast-forwards.
+  const core::DeviceSpec small = testing::small_gpu();
+  const std::uint64_t slots = core::compute_occupancy(small.sm, {128, 64, 0, std::nullopt}).active_blocks * small.sm.count;
+  core::TileProgram stream;
+  stream.launches.push_back(std::make_unique<StepsLaunch>(128 * slots, 1, 512, 16));
+  const auto e = simulate(small, stream, sampled).at(0), f = simulate(small, stream, without).at(0);
+  auto steps512 = [](const core::KernelResult& r) { return r.totals.sampled_fraction * static_cast<double>(r.totals.ctas * 512); };
+  ASSERT_GT(e.totals.ctas_fast_forwarded, 0u);
+  EXPECT_NEAR(steps512(f) - steps512(e), 28.0 * static_cast<double>(e.totals.ctas_fast_forwarded), 0.5);
+}
+
 TEST(Sampled, OnlyOneGroupLaunchesAreSampled) {
   // The same steps in one warp group are sampled; in two groups no step is skipped (and 256
   // CTAs on the small GPU are too few waves to skip whole CTAs): the launch runs as in full.
