@@ -85,6 +85,9 @@ struct LaunchTotals {
   // CTAs simulated up to their run's warm-up, then skipped on unwarmed, counted as the reference
   // CTA (engine::Sampler::fast_forward).
   std::uint64_t ctas_fast_forwarded = 0;
+  // Simulated CTAs that skipped the middle of a long run unwarmed, its memory counts
+  // extrapolated (engine::Sampler::extrapolate_until).
+  std::uint64_t ctas_extrapolated = 0;
   std::string_view in_full_because;  // sampled, but nothing skipped: why (static text; empty otherwise)
 };
 

@@ -380,6 +380,7 @@ void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic) const {
   t.sampled = true;
   t.ctas_skipped = phantoms_;
   t.ctas_fast_forwarded = fast_forwarded_;
+  t.ctas_extrapolated = extrapolated_;
   const double all = static_cast<double>(ops_simulated_ + ops_skipped_);
   t.sampled_fraction = all > 0 ? static_cast<double>(ops_simulated_) / all : 1.0;
   t.sampling_error = total_time_ > 0 ? error_sum_ / total_time_ : 0.0;

@@ -360,7 +360,7 @@ class Sampler {
   double l2_bytes_ = 0, dram_rate_ = 0;
   std::uint64_t x_from_ = 0, x_until_ = 0;  // the step range every CTA extrapolates (0: undecided)
   void own_counts(const Slot& s, std::vector<double>& v) const;  // its keys' counts and x_extra
-  std::uint64_t fast_forwarded_ = 0;  // CTAs that fast-forwarded
+  std::uint64_t fast_forwarded_ = 0, extrapolated_ = 0;  // CTAs that did
   bool remeasure_ = false;  // simulated from end_from_ until steady again, tested from test_from_ on
   bool to_end_ = false;     // the span runs to the launch's end (kEndSpanWaves): nothing rebuilds
   std::uint64_t test_from_ = 0;

@@ -73,6 +73,7 @@ std::uint64_t Sampler::extrapolate_until(std::uint32_t slot, std::uint64_t next_
   if (next_step < x_from_ || next_step + kPeriod > x_until_) return 0;
   s.x_done = true;
   s.x_extra.assign(kVec, 0.0);  // the stretch begins
+  ++extrapolated_;
   return x_until_;
 }
 

@@ -68,14 +68,18 @@ void print_summary(const core::RunResult& result, const core::DeviceSpec& device
   }
   if (metric(m, "attnsim__sim_mode") > 0) {
     // CTAs skipped whole are counted as their reference CTA; skipped loop steps are warmed.
-    std::uint64_t skipped = 0, ctas = 0, ff = 0;
+    std::uint64_t skipped = 0, ctas = 0, ff = 0, extrapolated = 0;
     for (const core::KernelResult& k : result.kernels)
-      skipped += k.totals.ctas_skipped, ctas += k.totals.ctas, ff += k.totals.ctas_fast_forwarded;
+      skipped += k.totals.ctas_skipped, ctas += k.totals.ctas, ff += k.totals.ctas_fast_forwarded,
+          extrapolated += k.totals.ctas_extrapolated;
     std::string whole = skipped == 0 ? "" : "; " + TablePrinter::format_value(static_cast<double>(skipped)) +
                                                 " of " + TablePrinter::format_value(static_cast<double>(ctas)) +
                                                 " CTAs skipped whole, counted as their reference CTA";
     if (ff > 0)
       whole += ", " + TablePrinter::format_value(static_cast<double>(ff)) + " more after their warm-up steps";
+    if (extrapolated > 0)
+      whole += "; the middle of " + TablePrinter::format_value(static_cast<double>(extrapolated)) +
+               " CTAs' loops extrapolated, memory counts included";
     line("sampled", fixed(100.0 * metric(m, "attnsim__sampled_fraction"), 2) +
                         " % of the ops simulated (the rest: memory accesses warmed, time extrapolated" + whole +
                         "); estimated time error +-" + fixed(metric(m, "attnsim__sampling_error_pct"), 2) +

@@ -638,6 +638,8 @@ TEST(Sampled, LongRunsOfLongLaunchesExtrapolateTheirMiddle) {
   // Beyond the 7 sample blocks of 4 steps that each CTA that fast-forwards leaves out, at least
   // a wave's CTAs leave out 3 more.
   ASSERT_GT(b.totals.ctas_fast_forwarded, 0u);
+  EXPECT_GE(b.totals.ctas_extrapolated, per);
+  EXPECT_EQ(c.totals.ctas_extrapolated, 0u);
   EXPECT_GE(simulated(c) - simulated(b), 28.0 * static_cast<double>(b.totals.ctas_fast_forwarded) + 12.0 * per - 0.5);
   auto dram = [](const core::KernelResult& r) { return static_cast<double>(r.totals.dram_read + r.totals.dram_write); };
   auto lts = [](const core::KernelResult& r) { return static_cast<double>(r.totals.memory.lts_bytes); };
@@ -659,6 +661,7 @@ TEST(Sampled, LongRunsOfLongLaunchesExtrapolateTheirMiddle) {
   const auto e = simulate(small, stream, sampled).at(0), f = simulate(small, stream, without).at(0);
   auto steps512 = [](const core::KernelResult& r) { return r.totals.sampled_fraction * static_cast<double>(r.totals.ctas * 512); };
   ASSERT_GT(e.totals.ctas_fast_forwarded, 0u);
+  EXPECT_EQ(e.totals.ctas_extrapolated, 0u);
   EXPECT_NEAR(steps512(f) - steps512(e), 28.0 * static_cast<double>(e.totals.ctas_fast_forwarded), 0.5);
 }
 

@@ -100,6 +100,15 @@ TEST(RunSummary, SampledRunsSayWhyALaunchRanInFull) {
   EXPECT_NE(again.str().find("extrapolated; 1,500 of 3,000 CTAs skipped whole, counted as their reference CTA); "),
             std::string::npos)
       << again.str();
+  // CTAs that fast-forwarded, and CTAs whose loops were extrapolated in their middle.
+  r.kernels[1].totals.ctas_fast_forwarded = 264;
+  r.kernels[1].totals.ctas_extrapolated = 528;
+  std::ostringstream third;
+  print_run_summary(r, d, third, "");
+  EXPECT_NE(third.str().find("counted as their reference CTA, 264 more after their warm-up steps; the middle of 528 "
+                             "CTAs' loops extrapolated, memory counts included); "),
+            std::string::npos)
+      << third.str();
 }
 
 }  // namespace
