@@ -579,6 +579,23 @@ TEST(Sampled, LongLaunchesSkipCtasUpToTheirEnd) {
   EXPECT_GE(q.totals.ctas - q.totals.ctas_skipped, (p.full.totals.ctas - p.sampled.totals.ctas_skipped) + 2 * per);
 }
 
+// `program` run sampled, sampled without fast-forwarding or extrapolated runs
+// (EngineOptions::sampled_fast_forward), and, with `full`, in full.
+struct WithAndWithout {
+  core::KernelResult full, sampled, without;
+};
+WithAndWithout run_with_and_without(const core::DeviceSpec& d, const core::TileProgram& program, bool full) {
+  EngineOptions sampled, without;
+  sampled.sampled = true;
+  without = sampled;
+  without.sampled_fast_forward = false;
+  WithAndWithout r{{}, simulate(d, program, sampled).at(0), simulate(d, program, without).at(0)};
+  if (full) r.full = simulate(d, program, EngineOptions{}).at(0);
+  return r;
+}
+double dram_of(const core::KernelResult& r) { return static_cast<double>(r.totals.dram_read + r.totals.dram_write); }
+double lts_of(const core::KernelResult& r) { return static_cast<double>(r.totals.memory.lts_bytes); }
+
 // The CTAs dispatched after the reference waves of a launch that skips CTAs whole to its end
 // (and before that span) count as the reference CTA and fast-forward: after their run's warm-up
 // steps they skip every further step unwarmed, without the sample blocks of 4 steps that the
@@ -594,21 +611,15 @@ TEST(Sampled, CtasBetweenTheReferenceWavesAndTheSpanFastForward) {
                 "3 sample blocks of 4 steps in a run of kSteps");
   core::TileProgram program;
   program.launches.push_back(std::make_unique<StepsLaunch>(128 * per, 1, kSteps, 16));
-  EngineOptions full, sampled, without;
-  sampled.sampled = true;
-  without = sampled;
-  without.sampled_fast_forward = false;
-  const auto a = simulate(d, program, full).at(0), b = simulate(d, program, sampled).at(0),
-             c = simulate(d, program, without).at(0);
+  const auto [a, b, c] = run_with_and_without(d, program, true);
   EXPECT_EQ(c.totals.ctas_fast_forwarded, 0u);
   EXPECT_GE(b.totals.ctas_fast_forwarded, per);
   EXPECT_EQ(b.totals.ctas_skipped, c.totals.ctas_skipped);
   auto steps = [&](const core::KernelResult& r) { return r.totals.sampled_fraction * static_cast<double>(r.totals.ctas * kSteps); };
   EXPECT_LE(steps(b), steps(c) - 12.0 * static_cast<double>(b.totals.ctas_fast_forwarded) + 0.5);
   EXPECT_LT(rel(b.totals.time_ns, c.totals.time_ns), 0.005);
-  auto dram = [](const core::KernelResult& r) { return static_cast<double>(r.totals.dram_read + r.totals.dram_write); };
-  EXPECT_LT(rel(dram(b), dram(c)), 0.005);
-  EXPECT_LT(rel(static_cast<double>(b.totals.memory.lts_bytes), static_cast<double>(c.totals.memory.lts_bytes)), 0.005);
+  EXPECT_LT(rel(dram_of(b), dram_of(c)), 0.005);
+  EXPECT_LT(rel(lts_of(b), lts_of(c)), 0.005);
   EXPECT_EQ(b.totals.stats.flops, a.totals.stats.flops);
   EXPECT_EQ(b.totals.stats.lsu_bytes, a.totals.stats.lsu_bytes);
 }
@@ -625,13 +636,7 @@ TEST(Sampled, LongRunsOfLongLaunchesExtrapolateTheirMiddle) {
   const core::DeviceSpec d = config::load_device("h200", {{"sm.count", "4"}, {"l2.capacity_bytes", "1048576"}});
   const core::Workload w = config::workload_for_kernel(
       "flash2", {{"heads", "8"}, {"seq_q", "16384"}, {"seq_kv", "32768"}, {"head_dim", "128"}});
-  const core::TileProgram program = kernels::make_program(w, d);
-  EngineOptions full, sampled, without;
-  sampled.sampled = true;
-  without = sampled;
-  without.sampled_fast_forward = false;
-  const auto a = simulate(d, program, full).at(0), b = simulate(d, program, sampled).at(0),
-             c = simulate(d, program, without).at(0);
+  const auto [a, b, c] = run_with_and_without(d, kernels::make_program(w, d), true);
   const std::uint64_t per = 8, steps = 514;
   ASSERT_EQ(a.totals.ctas, 128 * per);
   auto simulated = [&](const core::KernelResult& r) { return r.totals.sampled_fraction * static_cast<double>(r.totals.ctas * steps); };
@@ -641,15 +646,13 @@ TEST(Sampled, LongRunsOfLongLaunchesExtrapolateTheirMiddle) {
   EXPECT_GE(b.totals.ctas_extrapolated, per);
   EXPECT_EQ(c.totals.ctas_extrapolated, 0u);
   EXPECT_GE(simulated(c) - simulated(b), 28.0 * static_cast<double>(b.totals.ctas_fast_forwarded) + 12.0 * per - 0.5);
-  auto dram = [](const core::KernelResult& r) { return static_cast<double>(r.totals.dram_read + r.totals.dram_write); };
-  auto lts = [](const core::KernelResult& r) { return static_cast<double>(r.totals.memory.lts_bytes); };
   EXPECT_LT(rel(b.totals.time_ns, a.totals.time_ns), 0.01);
-  EXPECT_LT(rel(dram(b), dram(a)), 0.01);
-  EXPECT_LT(rel(lts(b), lts(a)), 0.01);
+  EXPECT_LT(rel(dram_of(b), dram_of(a)), 0.01);
+  EXPECT_LT(rel(lts_of(b), lts_of(a)), 0.01);
   // The extrapolated counts stand for what warming those steps counts (0.6 % of the DRAM bytes
   // and 1 % of the L2 bytes are the reference waves' extrapolated steps).
-  EXPECT_LT(rel(dram(b), dram(c)), 0.002);
-  EXPECT_LT(rel(lts(b), lts(c)), 0.002);
+  EXPECT_LT(rel(dram_of(b), dram_of(c)), 0.002);
+  EXPECT_LT(rel(lts_of(b), lts_of(c)), 0.002);
   EXPECT_EQ(b.totals.stats.flops, a.totals.stats.flops);
 
   // The stream on the small GPU: the only steps not simulated beside a run without either are
@@ -658,7 +661,7 @@ TEST(Sampled, LongRunsOfLongLaunchesExtrapolateTheirMiddle) {
   const std::uint64_t slots = core::compute_occupancy(small.sm, {128, 64, 0, std::nullopt}).active_blocks * small.sm.count;
   core::TileProgram stream;
   stream.launches.push_back(std::make_unique<StepsLaunch>(128 * slots, 1, 512, 16));
-  const auto e = simulate(small, stream, sampled).at(0), f = simulate(small, stream, without).at(0);
+  const auto [unused, e, f] = run_with_and_without(small, stream, false);
   auto steps512 = [](const core::KernelResult& r) { return r.totals.sampled_fraction * static_cast<double>(r.totals.ctas * 512); };
   ASSERT_GT(e.totals.ctas_fast_forwarded, 0u);
   EXPECT_EQ(e.totals.ctas_extrapolated, 0u);
