@@ -7,12 +7,12 @@ template <class Memory>
 void LaunchSimulator<Memory>::init_sampler() {
   sampler_ = Sampler(static_cast<std::uint32_t>(slots_.size()), scheduler_.num_ctas(),
                      !memory_.l2_enabled() || device_.l2.count_final_writeback);
-  // A launch that times its blocking loads one by one (pointer_chase) is simulated in full. So is
-  // a launch of clusters: a CTA skipped whole would leave its cluster's multicast loads and
-  // barriers behind.
   sampler_.set_fast_forward(options_.sampled_fast_forward);
   sampler_.set_memory(static_cast<double>(device_.l2.capacity_bytes),
                       device_.gbps_to_bytes_per_cycle(device_.hbm.bandwidth_gbps));
+  // A launch that times its blocking loads one by one (pointer_chase) is simulated in full. So is
+  // a launch of clusters: a CTA skipped whole would leave its cluster's multicast loads and
+  // barriers behind.
   if (record_blocking_) return sampler_.disable("it times its blocking loads one by one");  // sampling_ stays false
   if (shape_.cluster_size > 1) return sampler_.disable("its CTAs run in clusters");
   // A scratchpad core holds tens of CTAs: a CTA timing a step beside others that sleep through

@@ -148,13 +148,14 @@ class Sampler {
   // its steps unwarmed with extrapolated memory counts (0: none); extrapolate() counts `n` such.
   std::uint64_t extrapolate_until(std::uint32_t slot, std::uint64_t next_step);
   void extrapolate(std::uint32_t slot, std::uint64_t n);
-  void set_memory(double l2_bytes, double dram_bytes_per_cycle) { l2_bytes_ = l2_bytes, dram_rate_ = dram_bytes_per_cycle; }
+  void set_memory(double l2_bytes, double dram_bytes_per_cycle) {  // the L2's capacity, the HBM's rate
+    l2_bytes_ = l2_bytes;
+    dram_rate_ = dram_bytes_per_cycle;
+  }
   static constexpr std::uint64_t kExtrapolateAfter = 256;
   static constexpr double kTailCover = 1.5;       // the last steps warmed bring in this many L2s
   static constexpr double kMaxDramShare = 0.25;  // of the HBM rate the launch's CTAs may ask for
-  static bool stores(const std::vector<core::TileOp>& ops) {
-    return std::any_of(ops.begin(), ops.end(), [](const core::TileOp& op) { return op.kind == core::OpKind::kStore; });
-  }
+  static bool stores(const std::vector<core::TileOp>& ops);  // whether any op is a store
   // The CTA has no step left: returns when it retires (after its last skipped steps).
   double finish_cta(std::uint32_t slot, double now);
   // The CTA in `slot` retires at `now`: its memory counts go into its wave's.
@@ -358,7 +359,7 @@ class Sampler {
   bool long_launch_ = false;  // kEndSpanWaves waves or more of CTAs of cta_steps_ equal steps
   std::uint64_t cta_steps_ = 0;
   double l2_bytes_ = 0, dram_rate_ = 0;
-  std::uint64_t x_from_ = 0, x_until_ = 0;  // the step range every CTA extrapolates (0: undecided)
+  std::uint64_t x_from_ = 0, x_until_ = 0;  // the step range every CTA extrapolates (0: undecided, 1: none)
   void own_counts(const Slot& s, std::vector<double>& v) const;  // its keys' counts and x_extra
   std::uint64_t fast_forwarded_ = 0, extrapolated_ = 0;  // CTAs that did
   bool remeasure_ = false;  // simulated from end_from_ until steady again, tested from test_from_ on

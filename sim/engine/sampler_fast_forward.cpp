@@ -8,6 +8,10 @@
 
 namespace attnsim::engine {
 
+bool Sampler::stores(const std::vector<core::TileOp>& ops) {
+  return std::any_of(ops.begin(), ops.end(), [](const core::TileOp& op) { return op.kind == core::OpKind::kStore; });
+}
+
 bool Sampler::skip_unwarmed(std::uint32_t slot, const std::vector<core::TileOp>& ops) {
   Slot& s = slots_[slot];
   if (!s.step_counted || signature(ops) != s.sig || stores(ops)) return false;
