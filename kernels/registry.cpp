@@ -5,6 +5,7 @@
 #include "kernels/functional.h"
 #include "kernels/kernel_defaults.h"
 #include "sim/core/errors.h"
+#include "sim/core/occupancy.h"
 
 namespace attnsim::kernels {
 
@@ -268,9 +269,56 @@ core::TileProgram make_program(const core::Workload& workload, const core::Devic
   return make_program(workload, device, kernel_registry());
 }
 
+namespace {
+
+// Refuses a launch that no SM of `device` can hold, before anything runs, so that `sweep
+// --dry-run` calls such a point impossible as the sweep does. The message names the workload key
+// that sized it: `warps` where the launch's threads are the workload's warps, else
+// `regs_per_thread` (the kernel's own thread count, e.g. a softmax row kernel).
+void check_launches_fit(const core::TileProgram& program, const core::DeviceSpec& device) {
+  if (device.kind != core::DeviceKind::kGpu) return;  // scratchpad cores: the CTA scheduler's SRAM check
+  const core::Workload& w = program.workload;
+  for (const auto& launch : program.launches) {
+    const core::LaunchShape s = launch->shape();
+    core::OccupancyInput in;
+    in.threads_per_block = s.threads_per_cta;
+    in.regs_per_thread = s.regs_per_thread;
+    in.smem_per_block = s.smem_per_cta();
+    const std::string where = "launch '" + launch->name() + "': ", on = " on '" + device.name + "'";
+    const std::string warps = std::to_string(s.warps_per_cta(device.sm.warp_size)) + " warps (" +
+                              std::to_string(s.threads_per_cta) + " threads)";
+    const std::string sized_by = w.warps != 0 && s.threads_per_cta == w.warps * device.sm.warp_size ? "warps"
+                                                                                                    : "regs_per_thread";
+    try {
+      if (core::compute_occupancy(device.sm, in).active_blocks > 0) continue;
+    } catch (const core::ConfigError& e) {
+      const core::ConfigProblem& p = e.problems().front();
+      if (p.key_path == "threads")
+        throw core::ConfigError(core::ConfigProblem{
+            "", 0, sized_by, where + warps + " exceed the " + std::to_string(device.sm.max_threads_per_block) +
+                                 " threads a block may have" + on});
+      if (p.key_path == "regs" && s.regs_per_thread <= device.sm.max_registers_per_thread)
+        throw core::ConfigError(core::ConfigProblem{
+            "", 0, sized_by, where + warps + " x " + std::to_string(s.regs_per_thread) +
+                                 " registers per thread exceed the " + std::to_string(device.sm.max_registers_per_block) +
+                                 " registers one block may use" + on});
+      throw core::ConfigError(core::ConfigProblem{
+          "", 0, p.key_path == "smem" ? "smem_per_cta" : p.key_path == "regs" ? "regs_per_thread" : p.key_path,
+          where + p.message + on});
+    }
+    throw core::ConfigError(core::ConfigProblem{"", 0, sized_by, where + "no CTA of it fits on an SM" + on});
+  }
+}
+
+}  // namespace
+
 core::TileProgram make_program(const core::Workload& workload, const core::DeviceSpec& device,
                                const std::vector<KernelEntry>& table) {
-  if (const KernelEntry* e = find_kernel(workload.kernel, table)) return e->make(workload, device);
+  if (const KernelEntry* e = find_kernel(workload.kernel, table)) {
+    core::TileProgram program = e->make(workload, device);
+    check_launches_fit(program, device);
+    return program;
+  }
   std::string known;
   for (const auto& e : table) known += std::string(known.empty() ? "" : ", ") + e.name;
   throw core::ConfigError(core::ConfigProblem{"", 0, "kernel",

@@ -97,5 +97,25 @@ TEST(SweepPlan, AShardListsItsPointsOnly) {
   EXPECT_NE(out.str().find("1 ok, 0 impossible"), std::string::npos) << out.str();
 }
 
+// The plan says what the sweep then records: a point whose launch no SM can hold (1,024 threads
+// x 72 registers, 1,056 threads) is impossible in both, with the same reason.
+TEST(SweepPlan, PointsTheSweepCallsImpossibleAreImpossibleInThePlan) {
+  const std::string d = sweep_test::scratch("sweep_plan", "occupancy");
+  std::ofstream(d + "/s.yaml") << "name: warps\ndevice: h200\nbase:\n  kernel: flash2\n  seq: 128\n"
+                                  "  head_dim: 64\naxes:\n  warps: [4, 32, 33]\n";
+  const config::SweepSpec spec = config::SweepLoader::load_file(d + "/s.yaml");
+  const SweepPlan plan = plan_sweep(config::SweepExpander(spec), {"s.yaml", 0, 1, 0});
+  ASSERT_EQ(sweep_test::cli({"sweep", d + "/s.yaml", "--out", d + "/s.h5"}), 0);
+  const auto points = io::read_results_h5(d + "/s.h5").points;
+  ASSERT_EQ(plan.rows.size(), 3u);
+  ASSERT_EQ(points.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(plan.rows[i].ok, points[i].status == io::kStatusOk) << i << ": " << points[i].reason;
+    EXPECT_EQ(plan.rows[i].reason, points[i].reason) << i;
+  }
+  EXPECT_TRUE(plan.rows[0].ok);
+  EXPECT_NE(plan.rows[1].reason.find("registers one block may use"), std::string::npos) << plan.rows[1].reason;
+}
+
 }  // namespace
 }  // namespace attnsim::app

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/registry.h"
+#include "tests/kernels/test_device.h"
 #include "sim/config/workload_loader.h"
 #include "sim/core/workload.h"
 #include "sim/io/workload_fields.h"
@@ -71,6 +72,37 @@ TEST(KernelRegistry, ClosedFormsMatchTheEntry) {
     w.num_splits = 2;
     EXPECT_EQ(closed_form_traffic(w).empty(), e.closed_form == nullptr) << e.name;
   }
+}
+
+// A launch no SM can hold is refused when the program is built (so `sweep --dry-run` calls the
+// point impossible, as the sweep does), naming the workload key that sized it.
+TEST(KernelRegistry, LaunchesNoSmCanHoldAreRefusedNamingTheKeyThatSizedThem) {
+  const core::DeviceSpec gpu = testing::small_gpu();
+  auto refusal = [&](const std::vector<std::pair<std::string, std::string>>& keys) -> core::ConfigProblem {
+    std::vector<config::Override> set = {{"seq", "256"}, {"head_dim", "64"}};
+    for (const auto& [k, v] : keys) set.push_back({k, v});
+    try {
+      make_program(config::workload_for_kernel("flash2", set), gpu);
+    } catch (const core::ConfigError& err) {
+      return err.problems().front();
+    }
+    return {};
+  };
+  EXPECT_EQ(refusal({{"warps", "4"}}).key_path, "");  // 128 threads x 72 registers fit
+  const core::ConfigProblem regs = refusal({{"warps", "32"}});  // 1024 x 72 > 65,536
+  EXPECT_EQ(regs.key_path, "warps");
+  EXPECT_NE(regs.message.find("launch 'flash2_fwd': 32 warps (1024 threads) x 72 registers per thread exceed the "
+                              "65536 registers one block may use on 'test-gpu'"),
+            std::string::npos)
+      << regs.message;
+  const core::ConfigProblem threads = refusal({{"warps", "33"}});
+  EXPECT_EQ(threads.key_path, "warps");
+  EXPECT_NE(threads.message.find("1056 threads) exceed the 1024 threads a block may have"), std::string::npos)
+      << threads.message;
+  const core::ConfigProblem per_thread = refusal({{"regs_per_thread", "300"}});
+  EXPECT_EQ(per_thread.key_path, "regs_per_thread");
+  EXPECT_NE(per_thread.message.find("300 registers per thread exceed the device limit of 255"), std::string::npos)
+      << per_thread.message;
 }
 
 }  // namespace
