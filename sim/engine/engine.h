@@ -59,6 +59,10 @@ struct EngineOptions {
   // fast-forward (Sampler::fast_forward), and CTAs of launches of 128 waves or more extrapolate
   // the middle of long runs (Sampler::extrapolate_until); off only to compare.
   bool sampled_fast_forward = true;
+  // Timed reads of tensors no skipped step reads are counted, in the L2 sets that set sampling
+  // leaves unwarmed, at the sampled sets' miss rate where the two differ
+  // (MemorySystem::correct_timed_misses); off only to compare.
+  bool sampled_timed_miss_correction = true;
   // A timeline of the ops of the CTAs in trace_ctas (sorted; CTA indices in dispatch order, in
   // every launch that has them), one call per op in simulation order; it only observes. In
   // sampled mode a skipped step, or a CTA skipped whole, is one record without an op.

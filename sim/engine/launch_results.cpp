@@ -1,7 +1,9 @@
 // The end of a launch: the typed totals handed to sim/io, the pipes' busy cycles, the sampled
 // time series and the progress reports.
 #include <algorithm>
+#include <array>
 #include <string>
+#include <type_traits>
 
 #include "sim/engine/launch_simulator.h"
 
@@ -57,6 +59,10 @@ template <class Memory>
 core::KernelResult LaunchSimulator<Memory>::results(double end) {
   for (Sm& sm : sms_) sm.set_warps(sm.warps, end);
   if (sampler_.enabled()) add_skipped_stats();
+  std::array<double, core::kNumTensors> dram_read_factor;  // correct_timed_misses
+  dram_read_factor.fill(1.0);
+  if constexpr (std::is_same_v<Memory, MemorySystem>)
+    if (sampler_.enabled() && options_.sampled_timed_miss_correction) dram_read_factor = memory_.correct_timed_misses();
   const BusyCycles busy = busy_cycles();
   // Dirty lines count as this launch's DRAM writes unless the device asks for Nsight Compute
   // accounting (l2.count_final_writeback: false), which stops counting when the kernel ends.
@@ -97,7 +103,7 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
     t.cycles_per_load = (blocking_done_.back() - start) / static_cast<double>(timed);
   }
   if (sampler_.enabled()) {
-    sampler_.finish(t, r.tensors);
+    sampler_.finish(t, r.tensors, dram_read_factor);
     if (t.in_full_because.empty()) {
       // Skipped work took no channel or port time: the DRAM and L2 busy cycles follow from the
       // counted bytes, as a full run's from the bytes its channels and ports moved. DRAM: the

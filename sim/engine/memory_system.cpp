@@ -109,6 +109,15 @@ double MemorySystem::read_impl(double t, std::uint32_t sm, core::Bytes addr, std
   const L2Request r = l2_request(t, sm, addr, bytes, tensor, false);
   const L2Outcome& o = r.outcome;
   const double at_l2 = r.at_l2;
+  if (warm_stride_ > 1 && !warmed_reads_[static_cast<std::size_t>(tensor)]) [[unlikely]] {  // correct_timed_misses
+    TimedReads& x = timed_reads_[static_cast<std::size_t>(tensor)];
+    const int sampled = l2_.in_sampled_set(unit, warm_stride_) ? 1 : 0;
+    ++x.lines[sampled];
+    if (o.where == L2Where::kMiss) {
+      ++x.missed[sampled];
+      x.miss_bytes[sampled] += static_cast<core::Bytes>(o.miss_sectors) * sector_bytes_;
+    }
+  }
   switch (o.where) {
     case L2Where::kNearHit:
       ++counters_.l2_near_hits;
@@ -183,9 +192,43 @@ inline core::Bytes MemorySystem::count_l2(const L2Outcome& o, std::uint32_t sect
   return sector_total;
 }
 
+std::array<double, core::kNumTensors> MemorySystem::correct_timed_misses() {
+  std::array<double, core::kNumTensors> factor;
+  factor.fill(1.0);
+  if (warm_stride_ <= 1) return factor;
+  for (std::size_t i = 0; i < core::kNumTensors; ++i) {
+    const TimedReads& x = timed_reads_[i];
+    const double n0 = static_cast<double>(x.lines[0]), n1 = static_cast<double>(x.lines[1]);
+    if (warmed_reads_[i] || n0 == 0 || n1 == 0 || x.missed[1] == 0) continue;
+    const double p0 = static_cast<double>(x.missed[0]) / n0, p1 = static_cast<double>(x.missed[1]) / n1;
+    const double p = static_cast<double>(x.missed[0] + x.missed[1]) / (n0 + n1);
+    const double se = std::sqrt(p * (1 - p) * (1 / n0 + 1 / n1));
+    if (!(se > 0 && p1 - p0 >= kTimedMissZ * se)) continue;
+    const double lines = (p1 - p0) * n0;  // misses the other sets' timed reads left out
+    const double per_line = static_cast<double>(x.miss_bytes[1]) / static_cast<double>(x.missed[1]);
+    const auto bytes = static_cast<std::uint64_t>(std::llround(lines * per_line));
+    const auto missed = static_cast<std::uint64_t>(std::llround(lines));
+    const auto tensor = static_cast<core::Tensor>(i);
+    const double counted = static_cast<double>(x.miss_bytes[0] + x.miss_bytes[1]);
+    if (counted > 0) factor[i] = (counted + static_cast<double>(bytes)) / counted;
+    traffic_.dram[tensor].read += bytes;
+    counters_.l2_misses += missed;
+    // The hits they were counted as, near and far in the launch's proportion.
+    const double hits = static_cast<double>(counters_.l2_near_hits + counters_.l2_far_hits);
+    const double near_share = hits > 0 ? static_cast<double>(counters_.l2_near_hits) / hits : 1.0;
+    const std::uint64_t from_near = std::min(
+        counters_.l2_near_hits, static_cast<std::uint64_t>(std::llround(static_cast<double>(missed) * near_share)));
+    counters_.l2_near_hits -= from_near;
+    counters_.l2_far_hits -= std::min(counters_.l2_far_hits, missed - from_near);
+    counters_.lts_hit_sectors -= std::min(counters_.lts_hit_sectors, bytes / sector_bytes_);
+  }
+  return factor;
+}
+
 void MemorySystem::warm(std::uint32_t sm, core::Bytes addr, std::uint32_t bytes, core::Tensor tensor, bool write,
                         bool via_l1) {
   // The counts of read_impl / write and the L1 and L2 state they leave, without any timing.
+  if (!write) warmed_reads_[static_cast<std::size_t>(tensor)] = true;  // correct_timed_misses
   if (!l2_enabled_) {  // every byte, exactly (the closed forms)
     (write ? traffic_.lts[tensor].write : traffic_.lts[tensor].read) += bytes;
     (write ? traffic_.dram[tensor].write : traffic_.dram[tensor].read) += bytes;

@@ -352,7 +352,8 @@ void Sampler::end_cta(std::uint32_t slot, double now) {
   wave_done(s.cta, s, duration, scratch_);
 }
 
-void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic) const {
+void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic,
+                     const std::array<double, core::kNumTensors>& dram_read_factor) const {
   auto r = [](double x) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, x))); };
   auto& c = t.memory;
   std::uint64_t* counters[10] = {&c.lts_sectors, &c.lts_hit_sectors, &c.lts_bytes, &c.l2_request_bytes, &c.l1_hits,
@@ -368,6 +369,7 @@ void Sampler::finish(core::LaunchTotals& t, core::LevelTraffic& traffic) const {
       const double wave_reads = group_cost_[k].fresh * fresh + group_cost_[k].cont * (all - fresh);
       ext[10 + 2 * k] += static_cast<double>(waves_[w].counted) / per * wave_reads;
     }
+  for (std::size_t k = 0; k < core::kNumTensors; ++k) ext[10 + 2 * k] *= dram_read_factor[k];
   std::size_t i = 10;
   for (core::TensorTraffic* level : {&traffic.dram, &traffic.lts, &traffic.l1})
     for (std::size_t k = 0; k < core::kNumTensors; ++k) {

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -195,10 +196,10 @@ class Sampler {
 
   // The skipped steps' op-stream counts (LaunchStats without events).
   const core::LaunchStats& skipped_stats() const { return skipped_stats_; }
-  // Adds the skipped steps' memory counts to the launch's totals and traffic (t.stats already
-  // holds skipped_stats()); sets the sampling fields. The DRAM and L2 busy cycles follow from the
-  // counted bytes (LaunchSimulator::results).
-  void finish(core::LaunchTotals& t, core::LevelTraffic& traffic) const;
+  // Adds the skipped steps' memory counts to the launch's totals and traffic (t.stats already holds
+  // skipped_stats()), the DRAM reads of CTAs counted as the reference times `dram_read_factor`
+  // (MemorySystem::correct_timed_misses); sets the sampling fields.
+  void finish(core::LaunchTotals& t, core::LevelTraffic& traffic, const std::array<double, core::kNumTensors>& dram_read_factor) const;
 
  private:
   struct KeyAcc {  // one (tensor, load/store) of a CTA
@@ -305,7 +306,6 @@ class Sampler {
   static constexpr double kMinPool = 16;
   static constexpr double kMaxShift = 1.0;  // standard errors a shrunk mean may move
   std::vector<RunPool> pools_;
-
   std::vector<Slot> slots_;
   bool flush_counted_ = true;
   bool skip_steps_ = true;  // probe found equal step counts

@@ -727,6 +727,77 @@ TEST(Sampled, WarpSpecializedClosedFormBytesExactWithTheL2Off) {
 // Set sampling keeps at least 64 L2 sets: on the teaching preset (a 128-set L2) a stride of 16
 // warmed 8 sets, and the skipped steps' DRAM reads, a ratio estimate over them, came out 3.4 %
 // low (flash1 B2 H4 seq_q 100 seq_kv 4096, steps skipped); with every other set warmed, 0.5 %.
+// CTAs that read a block they share with one CTA of each later wave (K, 16 KiB, at step 0), then
+// stream 2 KiB of their own per step (Q, 255 steps): in a full run each wave's stream evicts the
+// shared blocks before the next wave reads them again. Sampled, the streaming steps are skipped
+// and warmed in one L2 set in 16 only, so the shared blocks survive in the other sets and the
+// later waves' timed reads hit there; the sampled sets see every access and miss as the full run
+// does (MemorySystem::correct_timed_misses counts the other sets' timed reads at their rate).
+class RereadLaunch : public core::KernelLaunch {
+ public:
+  RereadLaunch(std::uint64_t groups, std::uint64_t waves) : groups_(groups), waves_(waves) {}
+  std::string name() const override { return "reread"; }
+  core::LaunchShape shape() const override {
+    core::LaunchShape s;
+    s.grid_x = groups_ * waves_;
+    s.threads_per_cta = 1024;  // one CTA per SM
+    s.regs_per_thread = 64;
+    return s;
+  }
+  bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
+    if (step >= kSteps) return false;
+    core::TileOp load;
+    load.kind = core::OpKind::kLoad;
+    load.row_bytes = load.row_stride = 128;
+    if (step == 0) {
+      load.tensor = core::Tensor::kK;
+      load.rows = 128;
+      load.addr = (cta % groups_) * 16384;
+    } else {
+      load.tensor = core::Tensor::kQ;
+      load.rows = 16;
+      load.addr = (std::uint64_t{1} << 32) + (cta * kSteps + step) * 2048;
+    }
+    out = {load};
+    return true;
+  }
+  static constexpr std::uint64_t kSteps = 256;
+
+ private:
+  std::uint64_t groups_, waves_;
+};
+
+TEST(Sampled, TimedReadsInUnwarmedSetsCountAtTheSampledSetsMissRate) {
+  const core::DeviceSpec d = testing::small_gpu();
+  const std::uint64_t slots = core::compute_occupancy(d.sm, {1024, 64, 0, std::nullopt}).active_blocks * d.sm.count;
+  core::TileProgram program;
+  program.launches.push_back(std::make_unique<RereadLaunch>(slots, 4));
+  EngineOptions full, sampled;
+  sampled.sampled = true;
+  sampled.sampled_min_ops = 0;
+  EngineOptions uncorrected = sampled;
+  uncorrected.sampled_timed_miss_correction = false;
+  const core::KernelResult a = simulate(d, program, full).at(0), b = simulate(d, program, sampled).at(0),
+                           c = simulate(d, program, uncorrected).at(0);
+  auto k_reads = [](const core::KernelResult& r) { return static_cast<double>(r.tensors.dram[core::Tensor::kK].read); };
+  ASSERT_LT(b.totals.sampled_fraction, 0.5) << "no step skipped: the case tests nothing";
+  ASSERT_GT(k_reads(a), 3.5 * static_cast<double>(slots * 16384)) << "the full run's later waves should miss";
+  EXPECT_GT(rel(k_reads(c), k_reads(a)), 0.3) << "uncorrected, the later waves hit in the unwarmed sets";
+  EXPECT_LT(rel(k_reads(b), k_reads(a)), 0.05);
+  EXPECT_LT(rel(dram_of(b), dram_of(a)), 0.02);
+  EXPECT_EQ(b.tensors.dram[core::Tensor::kQ].read, c.tensors.dram[core::Tensor::kQ].read) << "Q streams: no bias";
+
+  // Over 8 waves CTAs are skipped whole with the reference CTA's counts, scaled by the factor
+  // the timed reads' DRAM bytes grew by: closer, not exact (the reference mixes cold and warm
+  // waves in its own proportion).
+  core::TileProgram longer;
+  longer.launches.push_back(std::make_unique<RereadLaunch>(slots, 8));
+  const core::KernelResult e = simulate(d, longer, full).at(0), f = simulate(d, longer, sampled).at(0),
+                           g = simulate(d, longer, uncorrected).at(0);
+  ASSERT_GT(f.totals.ctas_skipped, 0u);
+  EXPECT_LT(rel(k_reads(f), k_reads(e)), 0.5 * rel(k_reads(g), k_reads(e)));
+}
+
 TEST(Sampled, SetSamplingKeepsEnoughSets) {
   const core::DeviceSpec d = config::load_device("teaching", {});
   double full = 0, sampled = 0, fraction = 1;
