@@ -292,6 +292,8 @@ void check_launches_fit(const core::TileProgram& program, const core::DeviceSpec
     try {
       if (core::compute_occupancy(device.sm, in).active_blocks > 0) continue;
     } catch (const core::ConfigError& e) {
+      // compute_occupancy names its inputs (threads, regs, smem); a regs problem within the
+      // per-thread limit is the block's total.
       const core::ConfigProblem& p = e.problems().front();
       if (p.key_path == "threads")
         throw core::ConfigError(core::ConfigProblem{
