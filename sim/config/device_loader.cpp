@@ -188,7 +188,8 @@ void read_sm(MapReader m, core::SmSpec& sm, bool gpu, double clock_ghz) {
     m.require(sm.tensor_flops_per_cycle > 0, "tensor_flops_per_cycle", "must be positive");
   if (m.number("tensor_clock_ghz", sm.tensor_clock_ghz))
     m.require(sm.tensor_clock_ghz >= 0 && sm.tensor_clock_ghz <= clock_ghz, "tensor_clock_ghz",
-              "must be between 0 and clock_ghz (" + format_double(clock_ghz) + ")");
+              "must be between 0 and clock_ghz (" + format_double(clock_ghz) +
+                  "); with a lower clock_ghz set sm.tensor_clock_ghz too");
   if (m.number("fp32_flops_per_cycle", sm.fp32_flops_per_cycle))
     m.require(sm.fp32_flops_per_cycle >= 0, "fp32_flops_per_cycle", "must not be negative");
   if (m.number("exp_per_cycle", sm.exp_per_cycle, Need::kRequired))

@@ -55,6 +55,15 @@ TEST(DeviceLoader, TensorClockAboveTheSmClockIsBadInput) {
     EXPECT_NE(std::string(e.what()).find("sm.tensor_clock_ghz: must be between 0 and clock_ghz (1.98)"), std::string::npos)
         << e.what();
   }
+  // The SM clock lowered alone leaves the preset's tensor clock above it: the message says what to set.
+  try {
+    load_device("h100-sxm", {{"clock_ghz", "0.5"}});
+    FAIL() << "tensor clock above a lowered clock_ghz accepted";
+  } catch (const core::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("clock_ghz (0.5); with a lower clock_ghz set sm.tensor_clock_ghz too"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(DeviceLoader, A100CarveoutsFollowTheTuningGuide) {
