@@ -253,14 +253,20 @@ def read(path):
     return df
 
 
-def _metrics(group):
+def _metrics(group, launch=False):
+    """A metrics group as ``run --json`` gives it: with the text-valued attnsim__bound and, for a
+    launch (``launch``), its attnsim__occupancy_limiter, derived by the same rules."""
     if "metrics" not in group:
         return {}
     out = {(r["name"].decode() if isinstance(r["name"], bytes) else str(r["name"])): float(r["value"])
            for r in group["metrics"][()]}
-    bound = _core.bound_of(list(out.items()))  # text-valued, derived as `run --json` does
+    values = list(out.items())
+    bound = _core.bound_of(values)
     if bound:
         out["attnsim__bound"] = bound
+    limiter = _core.occupancy_limiter_of(values) if launch else ""
+    if limiter:
+        out["attnsim__occupancy_limiter"] = limiter
     return out
 
 
@@ -305,7 +311,7 @@ def read_point(path, index):
                 kg = g["kernels"][k]
                 name = kg.attrs.get("name", k.split("_", 1)[-1])
                 data["kernels"].append({"name": name.decode() if isinstance(name, bytes) else str(name),
-                                        "metrics": _metrics(kg), "tensors": _tensors(kg)})
+                                        "metrics": _metrics(kg, launch=True), "tensors": _tensors(kg)})
         series, period = {}, None
         if "series" in g:
             s = g["series"]

@@ -328,6 +328,13 @@ PYBIND11_MODULE(_core, m) {
     for (const auto& [name, value] : metrics) core::set_metric(ms, name, value);
     return core::bound_of(ms);
   });
+  // attnsim__occupancy_limiter of a launch's metrics (the rule of `run --json`; "" when the
+  // launch__occupancy_limit_* metrics are absent).
+  m.def("occupancy_limiter_of", [](const std::vector<std::pair<std::string, double>>& metrics) {
+    core::Metrics ms;
+    for (const auto& [name, value] : metrics) core::set_metric(ms, name, value);
+    return core::occupancy_limiter_of(ms);
+  });
   // For the tests of the exception mapping above (a SimError cannot be provoked by input).
   m.def("_throw", [](const std::string& kind, const std::string& message) {
     if (kind == "config") throw core::ConfigError(core::ConfigProblem{"f.yaml", 3, "key.path", message});

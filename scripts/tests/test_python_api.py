@@ -96,6 +96,8 @@ def test_result_frames(attnsim, attnsim_bin, check, tmp_path):
     check(p.metrics == res.metrics, "read_point(run --out).metrics == run().metrics")
     check(p.tensors.equals(res.tensors), "read_point tensors == run() tensors")
     check([k["name"] for k in p.kernels] == [k["name"] for k in res.kernels], "read_point kernels")
+    check([k["metrics"] for k in p.kernels] == [k["metrics"] for k in res.kernels],
+          "read_point kernels' metrics == run() kernels' metrics (attnsim__occupancy_limiter included)")
     df = attnsim.read(out)
     check(len(df) == 1 and df["dram__bytes_read.sum"].iloc[0] == res.metrics["dram__bytes_read.sum"], "read(run --out)")
     # Functional mode's two errors, as the CLI prints them.
