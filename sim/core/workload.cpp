@@ -11,7 +11,7 @@ const std::vector<std::string_view>& workload_keys() {
       "loads",      "programs",     "bytes_per_step",  "total_bytes", "gemm_cluster",
       "stack_frame_bytes", "page_size", "page_placement", "page_seed", "kv_lengths",
       "impl", "gemm_ws", "qkv_packed", "scale_kernel", "consumer_warpgroups", "pingpong", "intrawg_overlap", "tma", "sim.mode",
-      "functional_inputs", "fp8_scales", "incoherent_processing"};
+      "sim.min_ops", "functional_inputs", "fp8_scales", "incoherent_processing"};
   return keys;
 }
 

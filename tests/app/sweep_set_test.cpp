@@ -38,6 +38,24 @@ TEST(SweepSet, CommandLineSetGivesThePointsOfTheFilesSet) {
   EXPECT_NE(text.find("# attnsim sweep --set device.l2.capacity_bytes=0"), std::string::npos) << text;
 }
 
+// Both sampled-mode keys (docs/sampling.md) are keys a sweep sets, in its file or on the command
+// line: sim.min_ops: 0 samples the teaching preset's small launches (run in full by default).
+TEST(SweepSet, SimMinOpsIsSetLikeSimMode) {
+  const std::string d = scratch("min_ops");
+  std::ofstream(d + "/file.yaml") << kSweep << "set:\n  sim.mode: sampled\n  sim.min_ops: 0\n";
+  std::ofstream(d + "/cli.yaml") << kSweep;
+  std::ofstream(d + "/default.yaml") << kSweep << "set:\n  sim.mode: sampled\n";
+  std::string err;
+  ASSERT_EQ(cli({"sweep", d + "/file.yaml", "--out", d + "/file.h5", "-j", "1"}, &err), 0) << err;
+  ASSERT_EQ(cli({"sweep", d + "/cli.yaml", "--out", d + "/cli.h5", "-j", "1", "--set", "sim.mode=sampled", "--set",
+                 "sim.min_ops=0"}, &err),
+            0)
+      << err;
+  ASSERT_EQ(cli({"sweep", d + "/default.yaml", "--out", d + "/default.h5", "-j", "1"}), 0);
+  EXPECT_EQ(records(d + "/cli.h5"), records(d + "/file.h5"));
+  EXPECT_NE(records(d + "/file.h5"), records(d + "/default.h5")) << "sim.min_ops: 0 changed nothing";
+}
+
 TEST(SweepSet, CommandLineSetReplacesTheFilesEntry) {
   const std::string d = scratch("replace");
   std::ofstream(d + "/s.yaml") << kSweep << "set:\n  seq: 256\n";
