@@ -150,6 +150,11 @@ class Parser {
 
   std::optional<SweepValue> scalar(const YAML::Node& n, const std::string& path) {
     if (n.IsNull()) return SweepValue{std::monostate{}};  // `~` / `null`: the key is not set
+    if (structured_ && (n.IsSequence() || n.IsMap())) {  // kv_lengths: a list or a distribution, as YAML text
+      YAML::Emitter e;
+      e << YAML::Flow << n;
+      return SweepValue{std::string(e.c_str())};
+    }
     if (!n.IsScalar()) {
       reader_.problem(n, path, "expected a scalar value, got " + YamlReader::node_kind(n));
       return std::nullopt;
@@ -238,7 +243,9 @@ class Parser {
     }
     known_.insert(k);
     std::vector<ValueOrigin> origins;
+    structured_ = k == "kv_lengths";  // the one workload key whose values may be lists or mappings
     SweepAxis a{k, axis_values(v, path, origins), YamlReader::line_of(key_node)};
+    structured_ = false;
     for (std::size_t i = 0; i < a.values.size() && i < origins.size(); ++i)
       if (!is_unset(a.values[i]))  // null: nothing to check, the key's default applies
         axis_values_.push_back({k, sweep_value_yaml(a.values[i]), origins[i]});
@@ -386,6 +393,7 @@ class Parser {
   std::vector<Pending> pending_;
   YAML::Node base_node_;               // the base mapping as read (its lines), for check_values
   std::vector<Override> axis_values_;  // every axis value with its key and origin
+  bool structured_ = false;             // the axis being read takes lists and mappings (scalar)
 };
 
 }  // namespace

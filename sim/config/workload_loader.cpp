@@ -65,9 +65,20 @@ std::optional<core::PagePlacement> parse_placement(const std::string& s) {
 }
 
 // kv_lengths: `N` (every sequence), `[a, b, ...]` (one per sequence) or
-// `{uniform: [min, max], seed: s}`; every length a positive integer.
+// `{uniform: [min, max], seed: s}`; every length a positive integer. A string holding a list or
+// a mapping (a sweep axis's value, which reaches here as the YAML text of that value) is read as
+// the list or mapping it holds.
 void read_kv_lengths(MapReader& m, core::KvLengths& out) {
-  const YAML::Node n = m.get("kv_lengths");
+  const YAML::Node given = m.get("kv_lengths");
+  YAML::Node n;
+  n.reset(given);  // rebinds the handle (operator= would overwrite the document's node)
+  if (given.IsScalar() && !given.Scalar().empty() && (given.Scalar().front() == '[' || given.Scalar().front() == '{')) {
+    try {
+      const YAML::Node inner = YAML::Load(given.Scalar());
+      if (inner.IsSequence() || inner.IsMap()) n.reset(inner);
+    } catch (const YAML::Exception&) {  // not YAML: reported below as the scalar it is
+    }
+  }
   const std::string path = m.path_of("kv_lengths");
   YamlReader& r = m.reader();
   auto length = [&](const YAML::Node& v, const std::string& at) -> std::optional<std::uint64_t> {

@@ -2,6 +2,7 @@
 // shapes of kv_lengths, the cache capacity they imply, and every error with file:line: key.path.
 #include <gtest/gtest.h>
 
+#include "sim/config/sweep_expander.h"
 #include "sim/config/sweep_loader.h"
 #include "sim/config/workload_loader.h"
 #include "sim/core/errors.h"
@@ -103,6 +104,33 @@ TEST(PagedKvKeys, SweepBaseHoldsTheDistribution) {
   } catch (const core::ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("s.yaml:7: base.kv_lengths.sed: unknown key"), std::string::npos) << e.what();
   }
+}
+
+// kv_lengths may be an axis of lists and distributions as well as lengths: each point reads the
+// cache its value describes, and a bad value names its place in the axis.
+TEST(PagedKvKeys, SweepAxisTakesListsAndDistributions) {
+  const std::string head = "name: p\ndevice: h200\nbase:\n  kernel: flash_decode\n  batch: 3\n  seq_q: 1\n"
+                           "  seq_kv: 4096\naxes:\n  kv_lengths: ";
+  const SweepSpec spec = SweepLoader::load_text(
+      head + "[700, [100, 2000, 37], {uniform: [64, 4096], seed: 9}, \"{uniform: [64, 4096], seed: 10}\"]\n", "s.yaml");
+  const SweepExpander x(spec);
+  ASSERT_EQ(x.size(), 4u);
+  const std::string same = kDecode + "seq_kv: 4096\nkv_lengths: ";
+  for (const auto& [i, text] : std::vector<std::pair<std::uint64_t, std::string>>{
+           {0, "700"}, {1, "[100, 2000, 37]"}, {2, "{uniform: [64, 4096], seed: 9}"}, {3, "{uniform: [64, 4096], seed: 10}"}}) {
+    const SweepPoint p = x.point(i);
+    ASSERT_TRUE(p.possible) << i << ": " << p.reason;
+    EXPECT_EQ(core::sequence_kv_lengths(p.workload), core::sequence_kv_lengths(parse(same + text + "\n"))) << text;
+    EXPECT_EQ(core::to_string(p.workload.kv_lengths), text) << i;
+  }
+  EXPECT_NE(core::sequence_kv_lengths(x.point(2).workload), core::sequence_kv_lengths(x.point(3).workload));
+  const std::string err = testing::error_of(head + "[700, {uniform: [500, 100]}, [1, 0, 3], {uniform: [1, 9], sed: 1}]\n");
+  EXPECT_NE(err.find("s.yaml:9: axes.kv_lengths[1].uniform: min (500) is larger than max (100)"), std::string::npos) << err;
+  EXPECT_NE(err.find("s.yaml:9: axes.kv_lengths[2][1]: expected a positive integer, got 0"), std::string::npos) << err;
+  EXPECT_NE(err.find("s.yaml:9: axes.kv_lengths[3].sed: unknown key (did you mean 'seed'?)"), std::string::npos) << err;
+  // Other keys stay scalar.
+  EXPECT_NE(testing::error_of(head + "[700]\n  page_size: [[16], 32]\n").find("axes.page_size[0]: expected a scalar value, got a list"),
+            std::string::npos);
 }
 
 }  // namespace
