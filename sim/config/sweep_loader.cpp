@@ -148,9 +148,10 @@ class Parser {
     }
   }
 
-  std::optional<SweepValue> scalar(const YAML::Node& n, const std::string& path) {
+  // `structured`: the key takes lists and mappings too (kv_lengths), kept as their YAML text.
+  std::optional<SweepValue> scalar(const YAML::Node& n, const std::string& path, bool structured) {
     if (n.IsNull()) return SweepValue{std::monostate{}};  // `~` / `null`: the key is not set
-    if (structured_ && (n.IsSequence() || n.IsMap())) {  // kv_lengths: a list or a distribution, as YAML text
+    if (structured && (n.IsSequence() || n.IsMap())) {
       YAML::Emitter e;
       e << YAML::Flow << n;
       return SweepValue{std::string(e.c_str())};
@@ -170,13 +171,14 @@ class Parser {
 
   // A list, {start, stop, step} (stop inclusive) or {pow2: [lo, hi]} (powers of two lo..hi).
   // Also appends to `origins` where each value was written (for the value checks).
-  std::vector<SweepValue> axis_values(const YAML::Node& v, const std::string& path, std::vector<ValueOrigin>& origins) {
+  std::vector<SweepValue> axis_values(const YAML::Node& v, const std::string& path, std::vector<ValueOrigin>& origins,
+                                      bool structured) {
     std::vector<SweepValue> out;
     const ValueOrigin whole{reader_.file(), YamlReader::line_of(v), path};
     if (v.IsSequence()) {
       for (std::size_t i = 0; i < v.size(); ++i) {
         const std::string element = path + "[" + std::to_string(i) + "]";
-        if (auto s = scalar(v[i], element)) {
+        if (auto s = scalar(v[i], element, structured)) {
           out.push_back(*s);
           if (is_unset(*s) && (path == "axes.device" || path == "axes.zip.device"))
             reader_.problem(v[i], element, "a device axis needs a preset name at every point, got nothing (null)");
@@ -243,9 +245,8 @@ class Parser {
     }
     known_.insert(k);
     std::vector<ValueOrigin> origins;
-    structured_ = k == "kv_lengths";  // the one workload key whose values may be lists or mappings
-    SweepAxis a{k, axis_values(v, path, origins), YamlReader::line_of(key_node)};
-    structured_ = false;
+    // kv_lengths: the one workload key whose values may be lists or mappings.
+    SweepAxis a{k, axis_values(v, path, origins, k == "kv_lengths"), YamlReader::line_of(key_node)};
     for (std::size_t i = 0; i < a.values.size() && i < origins.size(); ++i)
       if (!is_unset(a.values[i]))  // null: nothing to check, the key's default applies
         axis_values_.push_back({k, sweep_value_yaml(a.values[i]), origins[i]});
@@ -393,7 +394,6 @@ class Parser {
   std::vector<Pending> pending_;
   YAML::Node base_node_;               // the base mapping as read (its lines), for check_values
   std::vector<Override> axis_values_;  // every axis value with its key and origin
-  bool structured_ = false;             // the axis being read takes lists and mappings (scalar)
 };
 
 }  // namespace
