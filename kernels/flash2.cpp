@@ -282,7 +282,10 @@ class Flash2Fwd : public core::KernelLaunch {
       out.push_back(L::shared(OpKind::kSharedRead, Tensor::kO, m, d * w_.value_bytes()));
       if (r > 0) {
         out.push_back(layout_.q_rows(OpKind::kStore, Tensor::kO, bh, row0, r));
-        if (w_.pass == core::Pass::kFwdBwd) out.push_back(layout_.stat_rows(OpKind::kStore, Tensor::kLse, bh, row0, r));
+        // The fp32 LSE of every row, forward-only runs too: FA-2's compute_attn_1rowblock writes
+        // gLSE unconditionally (mha_fwd returns softmax_lse), the Triton tutorial's _attn_fwd
+        // stores M.
+        out.push_back(layout_.stat_rows(OpKind::kStore, Tensor::kLse, bh, row0, r));
       }
       return true;
     }

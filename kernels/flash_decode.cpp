@@ -136,6 +136,8 @@ class DecodeCombine : public core::KernelLaunch {
     out.push_back(L::count_op(OpKind::kExp, s * r));
     out.push_back(L::count_op(OpKind::kElementwise, 2 * s * r * d));
     out.push_back(layout_.q_rows(OpKind::kStore, Tensor::kO, bh, 0, r));
+    // The combined LSE (combine_attn_seqk_parallel writes gLSE = lse_logsum for every row).
+    out.push_back(layout_.stat_rows(OpKind::kStore, Tensor::kLse, bh, 0, r));
     return true;
   }
 

@@ -267,7 +267,7 @@ std::vector<LaunchTraffic> flash2(const Workload& w, bool c) {
   f.traffic[Tensor::kK].read = c ? s.bg() * s.nkv * q_row : fs.bh() * p.sum_x * q_row;
   f.traffic[Tensor::kV].read = f.traffic[Tensor::kK].read;
   f.traffic[Tensor::kO].write = s.bh() * s.nq * q_row;
-  if (bwd) f.traffic[Tensor::kLse].write = s.bh() * s.nq * kStatBytes;
+  f.traffic[Tensor::kLse].write = s.bh() * s.nq * kStatBytes;  // written by forward-only runs too
   // Stack frames (register spills): each CTA writes its threads' frames once. Distinct bytes in
   // the op stream: one CTA's frames (the engine gives each resident slot its own copy).
   const std::uint64_t frames = static_cast<std::uint64_t>(w.warps) * 32 * w.stack_frame_bytes;
@@ -346,6 +346,7 @@ std::vector<LaunchTraffic> flash_decode(const Workload& w, bool c) {
   cb.traffic[Tensor::kOPartial].read = sp.traffic[Tensor::kOPartial].write;
   cb.traffic[Tensor::kLsePartial].read = sp.traffic[Tensor::kLsePartial].write;
   cb.traffic[Tensor::kO].write = s.bh() * s.nq * q_row;
+  cb.traffic[Tensor::kLse].write = s.bh() * s.nq * kStatBytes;
   out.push_back(cb);
   return out;
 }

@@ -145,7 +145,9 @@ TEST(IoCounts, Flash2ReadsKAndVOncePerQueryBlock) {
   EXPECT_EQ(of(t, "flash2_fwd", Tensor::kQ).read, nd);
   EXPECT_EQ(of(t, "flash2_fwd", Tensor::kK).read, 8 * nd);
   EXPECT_EQ(of(t, "flash2_fwd", Tensor::kO).write, nd);
-  EXPECT_EQ(of(t, "flash2_fwd", Tensor::kLse).write, 0u);
+  // The fp32 LSE of every query row, in a forward-only run too (FA-2's forward writes gLSE
+  // unconditionally; mha_fwd returns it).
+  EXPECT_EQ(of(t, "flash2_fwd", Tensor::kLse).write, 64ull * 16 * 1024 * 4);
 }
 
 // Causal, ragged: enumerate blocks by hand (keys j·B_n < row_end + offset) and compare.
@@ -285,6 +287,7 @@ TEST(IoCounts, FlashDecodePartialsScaleWithSplits) {
   EXPECT_EQ(of(t, "flash_decode_split", Tensor::kQ).read, 8ull * 32 * 4 * 128 * 2);
   EXPECT_EQ(of(t, "flash_decode_split", Tensor::kOPartial).write, 8ull * 32 * 4 * 128 * 4);
   EXPECT_EQ(of(t, "flash_decode_combine", Tensor::kO).write, 8ull * 32 * 128 * 2);
+  EXPECT_EQ(of(t, "flash_decode_combine", Tensor::kLse).write, 8ull * 32 * 4);  // combine_attn_seqk_parallel's gLSE
   EXPECT_EQ(of(t, "flash_decode_split", Tensor::kK).read, 8ull * 32 * 4096 * 128 * 2);
 }
 
