@@ -134,11 +134,12 @@ class Result:
                 f"{len(self.kernels)} launch(es)>")
 
 
-def run(device="h200", kernel="flash2", seq=None, head_dim=None, heads=None, *, workload=None,
+def run(device=None, kernel="flash2", seq=None, head_dim=None, heads=None, *, workload=None,
         device_overrides=None, max_memory=None, progress=True, sim_mode=None, **keys):
     """Simulates one workload on one device: ``attnsim run --device DEVICE --kernel KERNEL --set ...``.
 
-    device            preset name (``devices()``) or a device YAML path
+    device            preset name (``devices()``) or a device YAML path; None: the workload file's
+                      own ``device:`` (a result point's config names it), else ``"h200"``
     kernel            kernel name (``kernels()``); ignored when ``workload`` (a YAML path) is given
     seq, head_dim, heads, **keys
                       workload keys (``workload_keys()``); None keeps the kernel's default
@@ -153,7 +154,7 @@ def run(device="h200", kernel="flash2", seq=None, head_dim=None, heads=None, *, 
     keys = dict(seq=seq, head_dim=head_dim, heads=heads, **keys)
     if sim_mode is not None:
         keys["sim.mode"] = sim_mode
-    text, series, period = _core.run(str(device), "" if workload else str(kernel),
+    text, series, period = _core.run("" if device is None else str(device), "" if workload else str(kernel),
                                      os.fspath(workload) if workload else "", _sets(keys, device_overrides),
                                      "" if max_memory is None else _value_text(max_memory), bool(progress),
                                      _stderr_is_terminal())

@@ -100,6 +100,15 @@ def test_result_frames(attnsim, attnsim_bin, check, tmp_path):
           "read_point kernels' metrics == run() kernels' metrics (attnsim__occupancy_limiter included)")
     df = attnsim.read(out)
     check(len(df) == 1 and df["dram__bytes_read.sum"].iloc[0] == res.metrics["dram__bytes_read.sum"], "read(run --out)")
+    # The point's stored config reruns it: its device and device overrides come with it.
+    import h5py
+    with h5py.File(out, "r") as f:
+        cfg = f["points/0/config"][()]
+    (tmp_path / "point.yaml").write_bytes(cfg if isinstance(cfg, bytes) else cfg.encode())
+    again = attnsim.run(workload=tmp_path / "point.yaml")
+    check(again.metrics == res.metrics, "run(workload=<the point's config>).metrics == run().metrics")
+    check(p.workload.get("block_m") == res.workload["block_m"] and p.device["overrides"] == {"l2.capacity_bytes": 0},
+          f"read_point: resolved block_m and the device overrides ({p.workload}, {p.device})")
     # Functional mode's two errors, as the CLI prints them.
     fkeys = dict(seq=256, head_dim=64, dtype="fp8", functional=True, functional_inputs="outliers",
                  fp8_scales="block", incoherent_processing=True)

@@ -344,13 +344,13 @@ void write_json(const std::vector<CheckPoint>& points, const std::string& file, 
 }  // namespace
 
 int cmd_check(const Args& args, std::ostream& out) {
-  std::string file, device_name = "h200";
+  std::string file, device_name;
   std::vector<std::string> sets;
   int jobs = 0;
   po::options_description desc("options");
   desc.add_options()
       ("file", po::value(&file), "workload YAML or sweep YAML (default: the built-in grid)")
-      ("device", po::value(&device_name), "device preset or YAML for a workload file or the grid (default h200; a sweep uses its own); its L2 and the L1 for global loads are turned off")
+      ("device", po::value(&device_name)->default_value("h200"), "device preset or YAML for a workload file or the grid (default h200, or a workload file's own device:; a sweep uses its own); its L2 and the L1 for global loads are turned off")
       ("set", po::value(&sets)->composing(), "key=value override (workload or device.*)")
       ("jobs,j", po::value<int>(&jobs)->default_value(0),
        "workloads checked in parallel (0: the cores available); the output is the same for any N")
@@ -379,10 +379,17 @@ int cmd_check(const Args& args, std::ostream& out) {
       throw core::ConfigError(core::ConfigProblem{file, 0, "--set", "a sweep file takes its overrides from its own `set:`"});
     points = sweep_points(file);
   } else {
+    std::vector<core::Workload> workloads;
+    config::WorkloadFileDevice file_device;
+    if (!file.empty()) workloads.push_back(config::load_workload_file(file, workload_overrides, &file_device));
+    // --device, else a workload file's own device and its overrides (a point's config), else h200.
+    if (vm["device"].defaulted() && !file_device.name.empty()) {
+      device_name = file_device.name;
+      device_overrides.insert(device_overrides.begin(), file_device.overrides.begin(), file_device.overrides.end());
+    }
     device_overrides.push_back({"l2.capacity_bytes", "0"});              // every global access reaches HBM:
     device_overrides.push_back({"sm.l1_caches_global_loads", "false"});  // no L2, no L1 for global loads
     auto device = std::make_shared<const core::DeviceSpec>(config::load_device(device_name, device_overrides));
-    std::vector<core::Workload> workloads;
     if (file.empty()) {
       workloads = kernels::check_grid(*device);
       // --set sim.mode=sampled checks the grid's closed forms in sampled simulation (its
@@ -395,7 +402,7 @@ int cmd_check(const Args& args, std::ostream& out) {
             else w.sim_min_ops = sim.sim_min_ops;
           }
         }
-    } else workloads.push_back(config::load_workload_file(file, workload_overrides));
+    }
     for (const auto& w : workloads) {
       CheckPoint c;
       c.workload = w;

@@ -28,8 +28,8 @@ int cmd_run(const Args& args, std::ostream& out) {
   std::string kernel_help = "kernel name instead of a workload file:";
   for (const std::string& name : kernels::kernel_names()) kernel_help += (kernel_help.back() == ':' ? " " : ", ") + name;
   desc.add_options()
-      ("device", po::value(&device_name)->required(), "device preset name (a100-40gb, a100-80gb, h100-sxm, h200, teaching, scratchpad-accel) or a device YAML path")
-      ("workload", po::value(&workload_file), "workload YAML file (keys in docs/cli.md)")
+      ("device", po::value(&device_name), "device preset name (a100-40gb, a100-80gb, h100-sxm, h200, teaching, scratchpad-accel) or a device YAML path; may be left out when the workload file names its own (device:, as a result point's config does)")
+      ("workload", po::value(&workload_file), "workload YAML file (keys in docs/cli.md; a result point's config reruns the point)")
       ("kernel", po::value(&kernel), kernel_help.c_str())
       ("set", po::value(&sets)->composing(), "override KEY=VALUE (repeatable); device.<path>=VALUE overrides the device, e.g. --set device.l2.capacity_bytes=0 (L2 off: the closed-form setting) or --set device.l2.tracking_bytes=2048 (the block model: 3-7x faster, not for small L2s; docs/performance.md)")
       ("out", po::value(&out_path), "write the result to this HDF5 file (docs/hdf5-schema.md; a link, device or FIFO: docs/output-paths.md)")
@@ -38,7 +38,7 @@ int cmd_run(const Args& args, std::ostream& out) {
       ("trace-ctas", po::value(&trace_ctas), "CTAs to trace, by index in dispatch order, e.g. 0,131,200-203 (default 0; at most 1024)")
       ("max-memory", po::value(&max_memory), "refuse a run whose estimated peak memory exceeds BYTES (e.g. 4294967296 or \"4 GiB\"; 0 = no limit; default: half the physical RAM)");
   po::variables_map vm;
-  if (!parse_options(args, "attnsim run --device DEV (--workload FILE | --kernel NAME) [--set key=value]... [--out FILE.h5] [--json] [--max-memory BYTES] [--trace FILE [--trace-ctas LIST]]",
+  if (!parse_options(args, "attnsim run [--device DEV] (--workload FILE | --kernel NAME) [--set key=value]... [--out FILE.h5] [--json] [--max-memory BYTES] [--trace FILE [--trace-ctas LIST]]",
                      desc, vm, out))
     return 0;
   if (workload_file.empty() == kernel.empty())
@@ -50,10 +50,20 @@ int cmd_run(const Args& args, std::ostream& out) {
     throw core::ConfigError(core::ConfigProblem{"", 0, "--trace-ctas", "give --trace FILE too"});
   if (!trace_path.empty()) check_output_path(trace_path, "--trace");
   config::split_overrides(config::parse_overrides(sets), workload_overrides, device_overrides);
-  core::DeviceSpec device = config::load_device(device_name, device_overrides);
+  config::WorkloadFileDevice file_device;
   core::Workload workload = workload_file.empty()
                                 ? config::workload_for_kernel(kernel, workload_overrides)
-                                : config::load_workload_file(workload_file, workload_overrides);
+                                : config::load_workload_file(workload_file, workload_overrides, &file_device);
+  // --device, else the workload file's own device with its overrides (a point's config).
+  if (device_name.empty()) {
+    if (file_device.name.empty())
+      throw core::ConfigError(core::ConfigProblem{
+          "", 0, "--device", "give --device DEV (a preset name or device YAML path)" +
+                                 std::string(workload_file.empty() ? "" : ", or a workload file with device:")});
+    device_name = file_device.name;
+    device_overrides.insert(device_overrides.begin(), file_device.overrides.begin(), file_device.overrides.end());
+  }
+  core::DeviceSpec device = config::load_device(device_name, device_overrides);
 
   RunOptions options;
   if (!max_memory.empty()) {
@@ -87,7 +97,8 @@ int cmd_run(const Args& args, std::ostream& out) {
 
   if (!trace_path.empty()) write_trace(trace_path, trace, device);
   if (!out_path.empty())
-    io::write_run_h5(out_path, result, device, io::Provenance::current(command_line("run", args)));
+    io::write_run_h5(out_path, result, device, io::Provenance::current(command_line("run", args)),
+                     config::point_config_yaml(result.workload, device_name, device_overrides));
   std::ostream& report = report_stream(out_path, out);
   if (vm["json"].as<bool>()) {
     io::write_run_json(result, device, report);

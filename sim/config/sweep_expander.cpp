@@ -187,13 +187,7 @@ SweepPoint SweepExpander::point(std::uint64_t index) const {
     fail(join_problems(e.problems()));
     return p;
   }
-  std::ostringstream cfg;
-  cfg << workload_to_yaml(p.workload) << "device: " << device_name << "\n";
-  if (!dev.empty()) {
-    cfg << "device_overrides:\n";
-    for (const auto& o : dev) cfg << "  " << o.key << ": " << o.value << "\n";
-  }
-  p.config_yaml = cfg.str();
+  p.config_yaml = point_config_yaml(p.workload, device_name, dev);
   return p;
 }
 

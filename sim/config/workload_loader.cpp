@@ -373,7 +373,37 @@ std::vector<core::ConfigProblem> workload_value_problems(const std::vector<Overr
   return reader.value_problems();
 }
 
-core::Workload load_workload_file(const std::string& path, const std::vector<Override>& overrides) {
+namespace {
+
+// Moves `device:` and `device_overrides:` out of a workload file's mapping into `out`.
+void take_file_device(YAML::Node& root, const std::string& path, YamlReader& reader, WorkloadFileDevice& out) {
+  const auto line = [](const YAML::Node& n) { return n.Mark().line + 1; };
+  if (const YAML::Node d = root["device"]) {
+    if (d.IsScalar() && !d.Scalar().empty()) out.name = d.Scalar();
+    else reader.problem_at_line(line(d), "device", "expected a device preset name or device YAML path");
+    root.remove("device");
+  }
+  if (const YAML::Node o = root["device_overrides"]) {
+    if (!o.IsMap()) reader.problem_at_line(line(o), "device_overrides", "expected a mapping of device keys to values");
+    else
+      for (const auto& kv : o) {
+        const std::string key = kv.first.Scalar();
+        std::string value = kv.second.IsScalar() ? kv.second.Scalar() : "";
+        if (!kv.second.IsScalar()) {  // a list (sm.shared_mem_carveouts_bytes) as its YAML text
+          YAML::Emitter e;
+          e << YAML::Flow << kv.second;
+          value = e.c_str();
+        }
+        out.overrides.push_back({key, value, ValueOrigin{path, line(kv.second), "device_overrides." + key}});
+      }
+    root.remove("device_overrides");
+  }
+}
+
+}  // namespace
+
+core::Workload load_workload_file(const std::string& path, const std::vector<Override>& overrides,
+                                  WorkloadFileDevice* device) {
   require_readable_file(path, "", "workload file");
   YAML::Node root;
   try {
@@ -385,6 +415,7 @@ core::Workload load_workload_file(const std::string& path, const std::vector<Ove
   }
   YamlReader reader(path);
   if (root.IsNull() && !overrides.empty()) root = YAML::Node(YAML::NodeType::Map);
+  if (device && root.IsMap()) take_file_device(root, path, reader, *device);
   apply_workload_overrides(root, overrides, reader);
   core::Workload w = parse_workload_node(root, reader);
   reader.throw_if_problems();
@@ -459,6 +490,17 @@ std::string workload_to_yaml(const core::Workload& w) {
   opt("bytes_per_step", w.bytes_per_step);
   opt("total_bytes", w.total_bytes);
   return o.str();
+}
+
+std::string point_config_yaml(const core::Workload& w, const std::string& device,
+                              const std::vector<Override>& device_overrides) {
+  std::ostringstream cfg;
+  cfg << workload_to_yaml(w) << "device: " << device << "\n";
+  if (!device_overrides.empty()) {
+    cfg << "device_overrides:\n";
+    for (const auto& o : device_overrides) cfg << "  " << o.key << ": " << o.value << "\n";
+  }
+  return cfg.str();
 }
 
 }  // namespace attnsim::config

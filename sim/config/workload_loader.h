@@ -17,9 +17,19 @@ namespace attnsim::config {
 // Kernel names a workload may ask for.
 const std::vector<std::string>& known_kernel_names();
 
+// The device a workload file names for itself, as the config of a result's point carries it
+// (docs/hdf5-schema.md): `device:` (a preset name or device YAML path) and `device_overrides:`
+// (a mapping of device keys to values), each override located at its line in the file.
+struct WorkloadFileDevice {
+  std::string name;                 // "" when the file has no `device:`
+  std::vector<Override> overrides;
+};
+
 // A workload file (a YAML mapping of workload keys) with --set overrides applied before
-// validation. Throws core::ConfigError with every problem.
-core::Workload load_workload_file(const std::string& path, const std::vector<Override>& overrides = {});
+// validation. Throws core::ConfigError with every problem. The file's `device:` and
+// `device_overrides:` are checked and go to `device` (a caller without one refuses them).
+core::Workload load_workload_file(const std::string& path, const std::vector<Override>& overrides = {},
+                                  WorkloadFileDevice* device = nullptr);
 
 // The defaults for `kernel` with overrides applied (for `run --kernel NAME`).
 core::Workload workload_for_kernel(const std::string& kernel, const std::vector<Override>& overrides = {});
@@ -48,5 +58,11 @@ void apply_workload_overrides(YAML::Node& node, const std::vector<Override>& ove
 // The resolved workload as YAML (every key, kv_heads resolved); parse_workload_node reads it
 // back to an equal workload.
 std::string workload_to_yaml(const core::Workload& w);
+
+// A result point's config (docs/hdf5-schema.md): workload_to_yaml, then `device: DEVICE` (a
+// preset name or device YAML path) and, when there are any, `device_overrides:`. A workload
+// file in itself: `attnsim run --workload` reruns the point from it.
+std::string point_config_yaml(const core::Workload& w, const std::string& device,
+                              const std::vector<Override>& device_overrides);
 
 }  // namespace attnsim::config

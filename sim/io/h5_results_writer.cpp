@@ -189,22 +189,21 @@ void write_h5_atomically(const std::string& path, const std::function<void(H5::H
   write_output(path, image.data(), image.size());
 }
 
-PointRecord run_point_record(const core::RunResult& result, const core::DeviceSpec& device) {
+PointRecord run_point_record(const core::RunResult& result, const core::DeviceSpec& device,
+                             const std::string& config_yaml) {
   PointRecord p;
   p.index = 0;
   p.params = workload_fields(result.workload);
   p.params.push_back({"device", device.name});
-  Fields cfg = workload_fields(result.workload);
-  cfg.push_back({"device", device.name});
-  p.config_yaml = fields_to_yaml(cfg);
+  p.config_yaml = config_yaml;
   p.result = result;
   p.result->wall_seconds = 0;  // host time is not part of the results: same input, same datasets
   return p;
 }
 
 void write_run_h5(const std::string& path, const core::RunResult& result, const core::DeviceSpec& device,
-                  const Provenance& provenance) {
-  const PointRecord p = run_point_record(result, device);
+                  const Provenance& provenance, const std::string& config_yaml) {
+  const PointRecord p = run_point_record(result, device, config_yaml);
   write_results_h5(path, {p}, provenance, p.config_yaml, true);
 }
 

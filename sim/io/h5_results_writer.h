@@ -39,8 +39,9 @@ void write_results_h5(const std::string& path, const std::vector<PointRecord>& p
 
 // `attnsim run --out`: a one-row table (every resolved workload key, "device", every metric)
 // and /points/0 with the run's kernels, tensors and series.
+// `config_yaml`: the point's config (config::point_config_yaml), also the file's /config.
 void write_run_h5(const std::string& path, const core::RunResult& result, const core::DeviceSpec& device,
-                  const Provenance& provenance);
+                  const Provenance& provenance, const std::string& config_yaml);
 
 // A generic table with no per-point groups (e.g. `attnsim formulas --out`): /table/<column>
 // for each of `columns` (equal lengths required), /config = `config_yaml`.
@@ -52,6 +53,7 @@ void write_table_h5(const std::string& path, const std::vector<Column>& columns,
 core::TimeSeries joined_series(const core::RunResult& result);
 
 // The PointRecord of a single run (what write_run_h5 stores as point 0).
-PointRecord run_point_record(const core::RunResult& result, const core::DeviceSpec& device);
+PointRecord run_point_record(const core::RunResult& result, const core::DeviceSpec& device,
+                             const std::string& config_yaml);
 
 }  // namespace attnsim::io

@@ -1,7 +1,5 @@
 #include "sim/io/workload_fields.h"
 
-#include <sstream>
-
 #include "sim/io/json_writer.h"
 
 namespace attnsim::io {
@@ -82,19 +80,6 @@ Fields device_fields(const core::DeviceSpec& d) {
       {"shared_mem_per_block_optin_bytes", u(d.sm.shared_mem_per_block_optin_bytes)},
       {"sram_bytes_per_core", u(d.scratchpad.sram_bytes_per_core)},
   };
-}
-
-std::string fields_to_yaml(const Fields& fields) {
-  std::ostringstream out;
-  for (const auto& f : fields) {
-    out << f.name << ": ";
-    if (const auto* str = std::get_if<std::string>(&f.value))
-      out << JsonWriter::quote(*str);  // a JSON string is a valid YAML double-quoted scalar
-    else
-      out << cell_to_string(f.value);
-    out << "\n";
-  }
-  return out.str();
 }
 
 }  // namespace attnsim::io

@@ -13,7 +13,5 @@ namespace attnsim::io {
 Fields workload_fields(const core::Workload& w);
 // Key numbers of a device (name, kind, clock, SMs, HBM, L2, shared memory).
 Fields device_fields(const core::DeviceSpec& d);
-// `fields` as block-style YAML text ("key: value" lines); strings quoted when needed.
-std::string fields_to_yaml(const Fields& fields);
 
 }  // namespace attnsim::io

@@ -49,7 +49,7 @@ TEST(H5Results, ContentHashDiffersForDifferentText) {
 
 TEST(H5Results, NoTemporaryLeftAfterWrite) {
   const std::string dir = testing::scratch_dir("h5_tmp");
-  write_run_h5(dir + "/run.h5", testing::small_result(), core::DeviceSpec{}, prov());
+  write_run_h5(dir + "/run.h5", testing::small_result(), core::DeviceSpec{}, prov(), "kernel: flash2\n");
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
   ASSERT_EQ(names.size(), 1u);
@@ -73,7 +73,7 @@ TEST(H5Results, RunFileHasOneRowWithResolvedWorkload) {
   const std::string path = testing::scratch_dir("h5_run") + "/run.h5";
   core::DeviceSpec d;
   d.name = "teaching";
-  write_run_h5(path, testing::small_result(), d, prov());
+  write_run_h5(path, testing::small_result(), d, prov(), "kernel: flash2\ndevice: teaching\n");
   const ResultsFile f = read_results_h5(path);
   EXPECT_EQ(col(f, "point_index").cells.size(), 1u);
   EXPECT_EQ(std::get<std::string>(col(f, "kernel").cells[0]), "flash2");
