@@ -66,7 +66,8 @@ std::string block_size_rule(std::string_view kernel) {
     return "flash2 blocks: FlashAttention-2's kernel defaults, B_r = 128 query rows, B_c = 128 key/value rows "
            "(head_dim <= 64) or 64 (head_dim > 64; above 128 FA-2's launch template picks by the device's shared "
            "memory, impl triton the Triton tutorial's tiles: docs/kernels.md), not derived from M; shared memory per CTA = "
-           "(B_r + 2 B_c (stages - 1)) d x bytes per value; block_m = B_r, block_n = B_c override them";
+           "(B_r + 2 B_c (stages - 1)) d x bytes per value, the larger of B_r, B_c halved until it fits a device "
+           "smaller than the library assumes; block_m = B_r, block_n = B_c override them";
   return "";
 }
 

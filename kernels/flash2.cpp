@@ -604,8 +604,12 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
   if (w.block_n == 0) w.block_n = defaults.b_c;
   if (w.warps == 0) w.warps = defaults.warps;
   if (w.stages == 0) w.stages = defaults.stages;
-  const core::Bytes tiles = (w.block_m + 2 * w.block_n * std::max<std::uint64_t>(1, w.stages - 1)) * w.head_dim *
-                            w.value_bytes();
+  auto tile_bytes = [&](std::uint64_t bm, std::uint64_t bn) {
+    return (bm + 2 * bn * std::max<std::uint64_t>(1, w.stages - 1)) * w.head_dim * w.value_bytes();
+  };
+  if (in.smem_per_cta == 0)  // a device smaller than the library's tile: halve the tile it chose
+    KernelDefaults::shrink_to_fit(w.block_m, w.block_n, in.block_m == 0, in.block_n == 0, tile_bytes, device);
+  const core::Bytes tiles = tile_bytes(w.block_m, w.block_n);
   const std::string what = "flash2 tiles " + std::to_string(w.block_m) + "x" + std::to_string(w.block_n) +
                            " (head_dim " + std::to_string(w.head_dim) + ", " + std::to_string(w.stages) + " stages)";
   if (w.smem_per_cta == 0) {

@@ -178,8 +178,13 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
   if (w.block_n == 0) w.block_n = w.head_dim <= 64 ? 256 : (w.head_dim <= 128 ? 128 : 64);
   if (w.warps == 0) w.warps = 4;
   if (w.stages == 0) w.stages = 2;
-  const core::Bytes tiles = (core::ceil_div(core::packed_query_groups(w, true).seq_q, 16) * 16 +
-                             2 * w.block_n * std::max<std::uint64_t>(1, w.stages - 1)) * w.head_dim * w.value_bytes();
+  const std::uint64_t q_rows = core::ceil_div(core::packed_query_groups(w, true).seq_q, 16) * 16;
+  auto tile_bytes = [&](std::uint64_t, std::uint64_t bn) {
+    return (q_rows + 2 * bn * std::max<std::uint64_t>(1, w.stages - 1)) * w.head_dim * w.value_bytes();
+  };
+  if (in.smem_per_cta == 0)  // a device smaller than FA-2's split kernel assumes: halve block_n
+    KernelDefaults::shrink_to_fit(w.block_m, w.block_n, false, in.block_n == 0, tile_bytes, device);
+  const core::Bytes tiles = tile_bytes(w.block_m, w.block_n);
   const std::string what = "flash_decode tiles of " + std::to_string(w.block_n) + " keys";
   if (w.smem_per_cta == 0) {
     KernelDefaults::check_smem(tiles, device, "block_n", what);

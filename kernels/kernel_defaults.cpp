@@ -42,6 +42,18 @@ core::Bytes KernelDefaults::onchip_sram_per_sm(const core::DeviceSpec& device) {
   return device.sm.l1_shared_total_bytes ? device.sm.l1_shared_total_bytes : device.sm.shared_mem_per_sm_bytes;
 }
 
+void KernelDefaults::shrink_to_fit(std::uint64_t& block_m, std::uint64_t& block_n, bool m_free, bool n_free,
+                                   const std::function<core::Bytes(std::uint64_t, std::uint64_t)>& need,
+                                   const core::DeviceSpec& device, std::uint64_t floor) {
+  const core::Bytes limit = smem_limit(device);
+  while (need(block_m, block_n) > limit) {
+    const bool m_can = m_free && block_m / 2 >= floor, n_can = n_free && block_n / 2 >= floor;
+    if (n_can && (!m_can || block_n >= block_m)) block_n /= 2;
+    else if (m_can) block_m /= 2;
+    else return;  // check_smem reports it
+  }
+}
+
 void KernelDefaults::check_smem(core::Bytes need, const core::DeviceSpec& device, const std::string& key,
                                 const std::string& what) {
   const core::Bytes limit = smem_limit(device);

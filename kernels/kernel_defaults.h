@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "sim/core/device_spec.h"
@@ -28,6 +29,14 @@ class KernelDefaults {
   // per core of a scratchpad device. On a GPU one CTA can allocate less than this (smem_limit).
   static core::Bytes onchip_sram_per_sm(const core::DeviceSpec& device);
 
+  // Tiles a kernel chose itself (the user set neither side) on a device whose per-block shared
+  // memory is smaller than the library's tile assumes (the teaching preset): halves the larger of
+  // the free sides (`m_free`, `n_free`; block_n on a tie) until need(block_m, block_n) fits
+  // smem_limit(device) or no free side is above `floor`. FA-2's backward does the same
+  // (flash2.cpp, fitting_bwd_traits).
+  static void shrink_to_fit(std::uint64_t& block_m, std::uint64_t& block_n, bool m_free, bool n_free,
+                            const std::function<core::Bytes(std::uint64_t, std::uint64_t)>& need,
+                            const core::DeviceSpec& device, std::uint64_t floor = 16);
   // Throws ConfigError naming `key` when `need` exceeds smem_limit(device).
   static void check_smem(core::Bytes need, const core::DeviceSpec& device, const std::string& key,
                          const std::string& what);

@@ -231,14 +231,32 @@ core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device)
   if (w.block_m == 0) w.block_m = 256;
   if (w.block_n == 0) w.block_n = 128;
   if (w.block_k == 0) w.block_k = 64;
-  if (w.warps == 0) w.warps = 12;
-  const core::Bytes per_stage = (w.block_m + w.block_n) * w.block_k * w.value_bytes();
-  if (w.stages == 0) {
-    w.stages = 4;
-    while (w.stages > 1 && w.smem_per_cta == 0 &&
-           w.stages * per_stage + kCublasEpilogueSmem > KernelDefaults::smem_limit(device))
-      --w.stages;
+  if (w.warps == 0) {
+    w.warps = 12;
+    // A block that cannot hold cuBLAS's 12 warps at its registers per thread (the teaching
+    // preset's 32768): one warp group instead.
+    const std::uint64_t regs = w.regs_per_thread ? w.regs_per_thread : 168;
+    if (device.kind == core::DeviceKind::kGpu && device.sm.max_registers_per_block &&
+        12ull * device.sm.warp_size * regs > device.sm.max_registers_per_block)
+      w.warps = 4;
   }
+  // The fewest stages (4 at most) whose ring and epilogue buffer fit; on a device too small for
+  // one stage of cuBLAS's tile (the teaching preset) the tile is halved until one does.
+  auto fitting_stages = [&](std::uint64_t bm, std::uint64_t bn) {
+    std::uint32_t s = 4;
+    while (s > 1 && s * (bm + bn) * w.block_k * w.value_bytes() + kCublasEpilogueSmem > KernelDefaults::smem_limit(device))
+      --s;
+    return s;
+  };
+  if (w.stages == 0 && w.smem_per_cta == 0)
+    KernelDefaults::shrink_to_fit(
+        w.block_m, w.block_n, in.block_m == 0, in.block_n == 0,
+        [&](std::uint64_t bm, std::uint64_t bn) {
+          return fitting_stages(bm, bn) * (bm + bn) * w.block_k * w.value_bytes() + kCublasEpilogueSmem;
+        },
+        device);
+  const core::Bytes per_stage = (w.block_m + w.block_n) * w.block_k * w.value_bytes();
+  if (w.stages == 0) w.stages = w.smem_per_cta == 0 ? fitting_stages(w.block_m, w.block_n) : 4;
   // cuBLAS on sm_90 launches its nvjet GEMMs as 1x2 clusters that multicast one operand
   // (kernels.csv: "_1x2_" in every GEMM's name); clusters need sm_90.
   if (w.gemm_cluster == 0)
