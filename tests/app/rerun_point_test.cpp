@@ -3,40 +3,22 @@
 // `attnsim run --workload CONFIG` (no --device) gives the point's metrics again, and `check` and
 // --device take it too. Bad device entries in a workload file are located at their lines.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "sim/app/commands.h"
-#include "sim/io/h5_results_reader.h"
+#include "tests/app/sweep_cli_helpers.h"
 
 namespace attnsim::app {
 namespace {
 
 namespace fs = std::filesystem;
+using sweep_test::CliResult;
 
-struct CliResult {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-CliResult cli(std::vector<std::string> argv) {
-  std::ostringstream out, err;
-  const int code = run_cli(argv, out, err);
-  return {code, out.str(), err.str()};
-}
-
-fs::path scratch(const std::string& name) {
-  const fs::path d = fs::path(::testing::TempDir()) / ("attnsim_rerun_" + std::to_string(getpid()) + "_" + name);
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+CliResult cli(const std::vector<std::string>& argv) { return sweep_test::cli_result(argv); }
+fs::path scratch(const std::string& name) { return sweep_test::scratch("rerun", name); }
 
 std::string write(const fs::path& path, const std::string& text) {
   std::ofstream(path) << text;

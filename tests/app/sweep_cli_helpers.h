@@ -1,5 +1,5 @@
-// Helpers for tests that run `attnsim sweep` / `merge` in-process: a scratch directory, a
-// results file's point records as one string, and run_cli with its exit code (and stderr).
+// Helpers for tests that run `attnsim sweep`, `merge` or `run` in-process: a scratch directory, a
+// results file's point records as one string, and run_cli with its exit code (and output).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -35,6 +35,18 @@ inline int cli(const std::vector<std::string>& argv, std::string* err_text = nul
   const int rc = run_cli(argv, out, err);
   if (err_text) *err_text = err.str();
   return rc;
+}
+
+// run_cli(argv): its exit code, stdout and stderr.
+struct CliResult {
+  int code;
+  std::string out;
+  std::string err;
+};
+inline CliResult cli_result(const std::vector<std::string>& argv) {
+  std::ostringstream out, err;
+  const int code = run_cli(argv, out, err);
+  return {code, out.str(), err.str()};
 }
 
 }  // namespace attnsim::app::sweep_test
