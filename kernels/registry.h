@@ -40,7 +40,7 @@ struct KernelEntry {
   const char* single_query_fallback = nullptr;  // also matches measured rows with seq_q = 1
   // Measured variants that name one implementation (workload key `impl`): a simulated point
   // matches such a row only with that `impl` (a point without the key has the default, "fa2").
-  std::vector<std::pair<std::string_view, std::string_view>> measured_impls;
+  std::vector<std::pair<std::string_view, std::string_view>> measured_impls = {};
   std::uint32_t min_compute_capability = 0;  // GPUs below it (and scratchpad devices) cannot run it; 0: any
 };
 // The implementation named by a workload's `impl` value ("fa2", "triton"), or nullopt.

@@ -77,7 +77,9 @@ void expect_complete_timeline(const core::Workload& w, const core::DeviceSpec& d
           EXPECT_LE(got[i].start, got[i].end);
           // A group reaches an op when the one before let it go on (a load held for its load
           // credits spans from then until its last piece left).
-          if (i > 0) EXPECT_DOUBLE_EQ(got[i].start, got[i - 1].end) << "op " << i;
+          if (i > 0) {
+            EXPECT_DOUBLE_EQ(got[i].start, got[i - 1].end) << "op " << i;
+          }
         }
       }
     }
@@ -157,7 +159,9 @@ TEST(Trace, SampledRunsReportSkippedStepsAndCtas) {
     for (std::size_t i = 0; i < got.size(); ++i) {
       step_seen.at(got[i].step) = true;
       if (got[i].skipped == TraceRecord::Skipped::kStep) ++skipped_steps;
-      if (i > 0) EXPECT_DOUBLE_EQ(got[i].start, got[i - 1].end) << "CTA " << c << " record " << i;
+      if (i > 0) {
+        EXPECT_DOUBLE_EQ(got[i].start, got[i - 1].end) << "CTA " << c << " record " << i;
+      }
     }
     EXPECT_EQ(std::count(step_seen.begin(), step_seen.end(), true), static_cast<long>(steps)) << "CTA " << c;
   }
