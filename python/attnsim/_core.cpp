@@ -174,12 +174,8 @@ py::tuple run(const std::string& device_name, const std::string& kernel, const s
                                             ? config::workload_for_kernel(kernel, workload_overrides)
                                             : config::load_workload_file(workload_file, workload_overrides, &file_device);
         // `device`, else the workload file's own device and its overrides (a point's config), else h200.
-        std::string name = device_name;
-        if (name.empty()) {
-          name = file_device.name.empty() ? "h200" : file_device.name;
-          device_overrides.insert(device_overrides.begin(), file_device.overrides.begin(), file_device.overrides.end());
-        }
-        const core::DeviceSpec device = config::load_device(name, device_overrides);
+        const core::DeviceSpec device =
+            config::load_device(config::device_for_run(device_name, file_device, device_overrides, "h200"), device_overrides);
         app::RunOptions options;
         if (!max_memory.empty()) {
           config::YamlReader reader("");

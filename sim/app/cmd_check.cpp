@@ -383,10 +383,8 @@ int cmd_check(const Args& args, std::ostream& out) {
     config::WorkloadFileDevice file_device;
     if (!file.empty()) workloads.push_back(config::load_workload_file(file, workload_overrides, &file_device));
     // --device, else a workload file's own device and its overrides (a point's config), else h200.
-    if (vm["device"].defaulted() && !file_device.name.empty()) {
-      device_name = file_device.name;
-      device_overrides.insert(device_overrides.begin(), file_device.overrides.begin(), file_device.overrides.end());
-    }
+    device_name = config::device_for_run(vm["device"].defaulted() ? "" : device_name, file_device, device_overrides,
+                                         device_name);
     device_overrides.push_back({"l2.capacity_bytes", "0"});              // every global access reaches HBM:
     device_overrides.push_back({"sm.l1_caches_global_loads", "false"});  // no L2, no L1 for global loads
     auto device = std::make_shared<const core::DeviceSpec>(config::load_device(device_name, device_overrides));

@@ -55,14 +55,11 @@ int cmd_run(const Args& args, std::ostream& out) {
                                 ? config::workload_for_kernel(kernel, workload_overrides)
                                 : config::load_workload_file(workload_file, workload_overrides, &file_device);
   // --device, else the workload file's own device with its overrides (a point's config).
-  if (device_name.empty()) {
-    if (file_device.name.empty())
-      throw core::ConfigError(core::ConfigProblem{
-          "", 0, "--device", "give --device DEV (a preset name or device YAML path)" +
-                                 std::string(workload_file.empty() ? "" : ", or a workload file with device:")});
-    device_name = file_device.name;
-    device_overrides.insert(device_overrides.begin(), file_device.overrides.begin(), file_device.overrides.end());
-  }
+  device_name = config::device_for_run(device_name, file_device, device_overrides, "");
+  if (device_name.empty())
+    throw core::ConfigError(core::ConfigProblem{
+        "", 0, "--device", "give --device DEV (a preset name or device YAML path)" +
+                               std::string(workload_file.empty() ? "" : ", or a workload file with device:")});
   core::DeviceSpec device = config::load_device(device_name, device_overrides);
 
   RunOptions options;

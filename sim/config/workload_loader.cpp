@@ -492,6 +492,14 @@ std::string workload_to_yaml(const core::Workload& w) {
   return o.str();
 }
 
+std::string device_for_run(const std::string& given, const WorkloadFileDevice& file,
+                           std::vector<Override>& device_overrides, const std::string& fallback) {
+  if (!given.empty()) return given;
+  if (file.name.empty()) return fallback;
+  device_overrides.insert(device_overrides.begin(), file.overrides.begin(), file.overrides.end());
+  return file.name;
+}
+
 std::string point_config_yaml(const core::Workload& w, const std::string& device,
                               const std::vector<Override>& device_overrides) {
   std::ostringstream cfg;

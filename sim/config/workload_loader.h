@@ -25,6 +25,12 @@ struct WorkloadFileDevice {
   std::vector<Override> overrides;
 };
 
+// The device a run uses: `given` (--device) when not empty, else the file's own device with its
+// overrides put before `device_overrides` (the --set device.* ones), else `fallback` ("" when
+// the caller has none: then "" is returned).
+std::string device_for_run(const std::string& given, const WorkloadFileDevice& file,
+                           std::vector<Override>& device_overrides, const std::string& fallback);
+
 // A workload file (a YAML mapping of workload keys) with --set overrides applied before
 // validation. Throws core::ConfigError with every problem. The file's `device:` and
 // `device_overrides:` are checked and go to `device` (a caller without one refuses them).
