@@ -29,7 +29,7 @@ import pandas as pd
 from . import _core
 
 __all__ = [
-    "ConfigError", "SimulationError", "SweepWarning", "Result", "run", "sweep", "read", "read_point",
+    "ConfigError", "SimulationError", "SweepWarning", "Result", "run", "sweep", "read", "read_point", "rerun",
     "formulas", "occupancy", "softmax_trace", "check", "devices", "device", "kernels", "workload_keys",
     "cli", "cta_timeline", "plot", "sweep_plan",
 ]
@@ -319,6 +319,29 @@ def read_point(path, index):
             series = {c: s[c][()] for c in _ordered_names(s)}
             period = float(s.attrs.get("period_ns", np.nan))
     return Result(data, series, period)
+
+
+def rerun(path, index, device=None, device_overrides=None, max_memory=None, progress=True, **keys):
+    """Runs point ``index`` of a results file again from the config stored with it (its
+    workload, device and device overrides: ``attnsim run --workload CONFIG``), e.g. with other
+    keys (``sim_mode="full"``, ``block_n=64``) or on another ``device``. Returns a Result."""
+    import h5py
+    import tempfile
+    with h5py.File(os.fspath(path), "r") as f:
+        g = f.get(f"points/{int(index)}")
+        if g is None or "config" not in g:
+            raise ConfigError(f"{path}: no point {index}")
+        status = g.attrs.get("status", "ok")
+        status = status.decode() if isinstance(status, bytes) else str(status)
+        if status != "ok":
+            raise ConfigError(f"{path}: point {index} is {status}; its config holds the raw parameter values")
+        cfg = g["config"][()]
+    with tempfile.TemporaryDirectory() as d:
+        config = os.path.join(d, f"point_{int(index)}.yaml")
+        with open(config, "wb") as out:
+            out.write(cfg if isinstance(cfg, bytes) else str(cfg).encode())
+        return run(device, workload=config, device_overrides=device_overrides, max_memory=max_memory,
+                   progress=progress, **keys)
 
 
 def cli(*args):

@@ -130,6 +130,32 @@ def write_yaml(path, spec):
     return str(path)
 
 
+def test_rerun_gives_a_points_metrics_again(attnsim, check, tmp_path):
+    spec = dict(SWEEP, set={"device.l2.capacity_bytes": "16 KiB", "sim.mode": "sampled", "sim.min_ops": 0})
+    out = str(tmp_path / "s.h5")
+    table = attnsim.sweep(spec, jobs=2, out=out, progress=False)
+    ok = table[table.status == "ok"]["point_index"].tolist()
+    check(len(ok) >= 6, f"ok points {ok}")
+    for i in ok[:6]:
+        again = attnsim.rerun(out, i, progress=False)
+        check(again.metrics == attnsim.read_point(out, i).metrics, f"rerun({i}).metrics == read_point({i}).metrics")
+    # With other keys: the point's own keys, device and overrides, then these.
+    point = attnsim.read_point(out, ok[0])
+    full = attnsim.rerun(out, ok[0], sim_mode="full", progress=False)
+    check(point.metrics["attnsim__sim_mode"] == 1 and full.metrics["attnsim__sim_mode"] == 0,
+          "sim_mode='full' on top of the point's sampled mode")
+    bigger = attnsim.rerun(out, ok[0], device_overrides={"l2.capacity_bytes": "1 MiB"}, progress=False)
+    check(bigger.metrics["lts__t_sector_hit_rate.pct"] > point.metrics["lts__t_sector_hit_rate.pct"],
+          f"a larger L2 on top of the point's 16 KiB: hit rate {point.metrics['lts__t_sector_hit_rate.pct']} -> "
+          f"{bigger.metrics['lts__t_sector_hit_rate.pct']}")
+    bad = table[table.status == "impossible"]["point_index"].tolist()
+    try:
+        attnsim.rerun(out, bad[0], progress=False)
+        check(False, "rerun of an impossible point raises ConfigError")
+    except attnsim.ConfigError as e:
+        check("impossible" in str(e), f"message names the status: {e}")
+
+
 def test_sweep_equals_cli_sweep(attnsim, attnsim_bin, check, tmp_path):
     spec = write_yaml(tmp_path / "s.yaml", SWEEP)
     ref = str(tmp_path / "ref.h5")
