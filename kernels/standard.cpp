@@ -3,6 +3,8 @@
 // dK = dSᵀ Q, dK's layout copy).
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <initializer_list>
 #include <memory>
 
 #include "kernels/factories.h"
@@ -35,6 +37,13 @@ constexpr core::Bytes kCublasEpilogueSmem = 16580;   // measured 213188 B minus 
 // for sm_90 (experiments/h200_validation/softmax_sass/dynamic.py: what a warp executes, without
 // the division's slow path and the block reductions' warp-0 stage; the smem analog compiles to
 // the 32 registers kernels.csv measured).
+// How a warp's instructions follow each other, from the control codes of the same compiled code
+// (experiments/h200_validation/softmax_sass/chain.py): the loads of a row go out in `load_round_trips`
+// dependent DRAM round trips (the code converts the first values, waiting on their scoreboards,
+// before it issues the rest), and one warp alone needs `chain` cycles for the rest of its row (the
+// stall counts ptxas set between dependent instructions, and the scoreboard waits of MUFU, SHFL,
+// FCHK and shared-memory results at an assumed 20 cycles; the IEEE division's branch keeps each
+// value's division in its own dependent chain). Tabled by values per thread of the instantiation.
 struct RowKernelShape {
   std::uint64_t rows_per_cta = 4;
   std::uint32_t threads = 128, regs = 48;
@@ -44,30 +53,68 @@ struct RowKernelShape {
   // Of those, the SFU's (MUFU): MUFU.EX2 of each expf and MUFU.RCP of each IEEE division; the
   // block kernels compute exp twice (CUDA C++ Programming Guide, cc 9.0: 16 per SM per cycle).
   std::uint64_t mufu_per_value = 2;
+  std::uint64_t load_round_trips = 1;  // dependent DRAM round trips of a warp's loads of its row
+  double chain = 0;                    // cycles one warp needs for its row's instructions, alone
 };
+
+// chain.py's readings of the analogs (softmax_analogs.cu) at `per_thread` values per thread, and
+// linear interpolation between them (extrapolation from the last two beyond the table).
+struct ChainPoint {
+  double per_thread, round_trips, chain;
+};
+ChainPoint chain_at(std::initializer_list<ChainPoint> table, double per_thread) {
+  const ChainPoint* a = table.begin();
+  const ChainPoint* b = a + 1;
+  while (b + 1 < table.end() && b->per_thread < per_thread) ++a, ++b;
+  if (per_thread <= a->per_thread) return {per_thread, a->round_trips, a->chain};
+  const double f = (per_thread - a->per_thread) / (b->per_thread - a->per_thread);
+  return {per_thread, a->round_trips + f * (b->round_trips - a->round_trips), a->chain + f * (b->chain - a->chain)};
+}
 
 RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
   RowKernelShape k;
+  ChainPoint c;
   if (cols * value_bytes <= 4096) {
     k.regs = cols <= 1024 ? 48 : 80;  // kernels.csv: 48 (log2 10), 80 (log2 11)
-    return k;
+    // softmax_warp_forward holds next_power_of_two(cols) / 32 values per lane.
+    std::uint64_t lane = 1;
+    while (lane * 32 < cols) lane *= 2;
+    c = chain_at({{1, 1, 445}, {2, 1, 554}, {4, 1, 795}, {8, 2, 1317}, {16, 3, 2474}, {32, 5, 4752}, {64, 10, 9392}},
+                 static_cast<double>(lane));
+  } else {
+    k.rows_per_cta = 1;
+    k.threads = 1024;
+    k.smem = 128;  // one float per warp for the block reductions
+    const double per_thread = static_cast<double>(core::ceil_div(cols, 1024));
+    if (cols <= 8192) {
+      k.regs = cols <= 4096 ? 30 : 37;  // kernels.csv: 30 (N=4096), 37 (N=8192)
+      k.instructions_per_value = 62;
+      k.mufu_per_value = 3;
+      c = chain_at({{1, 1, 937}, {2, 1, 1145}, {3, 1, 1352}, {4, 1, 1565}, {5, 1, 1789}, {6, 1, 2045}, {7, 1, 2299},
+                    {8, 1, 2542}},
+                   per_thread);
+    } else {
+      k.regs = 32;  // kernels.csv: 32 (N=16384, 32896 B dynamic shared memory)
+      k.smem = cols * value_bytes + 128;
+      k.instructions_per_value = 37;
+      k.instructions_per_row_thread = 64;
+      k.mufu_per_value = 3;
+      c = chain_at({{16, 1, 2684}, {32, 1, 4809}, {64, 2, 9134}}, per_thread);
+    }
   }
-  k.rows_per_cta = 1;
-  k.threads = 1024;
-  k.smem = 128;  // one float per warp for the block reductions
-  if (cols <= 8192) {
-    k.regs = cols <= 4096 ? 30 : 37;  // kernels.csv: 30 (N=4096), 37 (N=8192)
-    k.instructions_per_value = 62;
-    k.mufu_per_value = 3;
-    return k;
-  }
-  k.regs = 32;  // kernels.csv: 32 (N=16384, 32896 B dynamic shared memory)
-  k.smem = cols * value_bytes + 128;
-  k.instructions_per_value = 37;
-  k.instructions_per_row_thread = 64;
-  k.mufu_per_value = 3;
+  k.load_round_trips = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(c.round_trips)));
+  k.chain = c.chain;
   return k;
 }
+
+// The forward row kernel's instructions in slices, each with its share of the issue and MUFU work
+// and of the chain: the warp schedulers interleave the resident warps instruction by instruction,
+// so CTAs computing at the same time progress together, where one issue op per CTA would be served
+// whole, in order (the SM's issue slots are a FIFO server in the engine). One slice per
+// kSliceCycles of the chain, at most kMaxIssueSlices (finer slices move the kernels.csv softmax
+// rows by under one point: 64 slices everywhere gave -5.1 % at N = 1024 against -5.7 %).
+constexpr double kSliceCycles = 128;
+constexpr std::uint64_t kMaxIssueSlices = 64;
 
 // Row-wise kernel over score-shaped [seq_q, seq_kv] tensors: softmax forward (S -> P) and
 // backward (P, dP -> dS). Each row touches the columns the score GEMM wrote for it.
@@ -94,26 +141,58 @@ class RowwiseLaunch : public core::KernelLaunch {
     const std::uint64_t per = core::ceil_div(w_.seq_q, k_.rows_per_cta);
     const std::uint64_t bh = cta / per, row0 = (cta % per) * k_.rows_per_cta;
     const std::uint64_t rows = std::min(k_.rows_per_cta, w_.seq_q - row0);
+    if (gpu_ && reads_.size() == 1) {  // forward on a GPU: issue-bound (RowKernelShape)
+      emit_forward(bh, row0, rows, out);
+      return true;
+    }
     for (std::uint64_t q = row0; q < row0 + rows; ++q) {
       const std::uint64_t cols = columns(q);
       for (Tensor t : reads_)
         out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
-      if (gpu_ && reads_.size() == 1) {  // forward on a GPU: issue-bound (RowKernelShape)
-        // kExp takes its own issue slots: the rest of the instructions go through kIssue.
-        const std::uint64_t threads_per_row = k_.threads / k_.rows_per_cta;
-        out.push_back(TensorLayout::count_op(
-            OpKind::kIssue, (k_.instructions_per_value - k_.mufu_per_value) * cols + k_.instructions_per_row_thread * threads_per_row));
-        out.push_back(TensorLayout::count_op(OpKind::kExp, k_.mufu_per_value * cols));
-      } else {
-        out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));
-        if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
-      }
+      out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));
+      if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
       out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
     }
     return true;
   }
 
  private:
+  // The forward kernel's rows [row0, row0 + rows) of matrix `bh`: the CTA's warps load their rows
+  // together (one tile of all the CTA's rows where they have the same columns) in load_round_trips
+  // dependent round trips of whole 128-byte lines, then compute in slices (kSliceCycles) (kExp: the
+  // MUFU instructions, kIssue: the rest, at least its share of the chain), then store.
+  void emit_forward(std::uint64_t bh, std::uint64_t row0, std::uint64_t rows, std::vector<core::TileOp>& out) const {
+    bool same = true;  // a causal mask's block edge may fall between a CTA's rows
+    for (std::uint64_t q = row0 + 1; q < row0 + rows; ++q) same = same && columns(q) == columns(row0);
+    const std::uint64_t group = same ? rows : 1, per_line = std::max<std::uint64_t>(1, 128 / w_.value_bytes());
+    const std::uint64_t trips = k_.load_round_trips;
+    for (std::uint64_t j = 0; j < trips; ++j)
+      for (std::uint64_t q = row0; q < row0 + rows; q += group) {
+        const std::uint64_t cols = columns(q), lines = core::ceil_div(cols, per_line);
+        const std::uint64_t c0 = std::min(cols, lines * j / trips * per_line);
+        const std::uint64_t c1 = std::min(cols, lines * (j + 1) / trips * per_line);
+        if (c1 > c0)
+          out.push_back(
+              TensorLayout::tile(OpKind::kLoad, reads_[0], bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, group, c0, c1 - c0));
+      }
+    const std::uint64_t threads_per_row = k_.threads / k_.rows_per_cta;
+    std::uint64_t issue = 0, mufu = 0;
+    for (std::uint64_t q = row0; q < row0 + rows; ++q) {
+      const std::uint64_t cols = columns(q);
+      issue += (k_.instructions_per_value - k_.mufu_per_value) * cols + k_.instructions_per_row_thread * threads_per_row;
+      mufu += k_.mufu_per_value * cols;
+    }
+    const std::uint64_t n =
+        std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(k_.chain / kSliceCycles)), 1, kMaxIssueSlices);
+    for (std::uint64_t j = 0; j < n; ++j) {
+      out.push_back(TensorLayout::count_op(OpKind::kExp, mufu * (j + 1) / n - mufu * j / n));
+      core::TileOp op = TensorLayout::count_op(OpKind::kIssue, issue * (j + 1) / n - issue * j / n);
+      op.m = static_cast<std::uint32_t>(std::llround(k_.chain / static_cast<double>(n)));
+      out.push_back(op);
+    }
+    for (std::uint64_t q = row0; q < row0 + rows; q += group)
+      out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, group, 0, columns(q)));
+  }
   std::uint64_t columns(std::uint64_t q) const {
     if (!w_.causal) return w_.seq_kv;
     const std::uint64_t i = q / w_.block_m, row0 = i * w_.block_m;

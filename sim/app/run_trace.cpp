@@ -51,6 +51,7 @@ std::string op_detail(const core::TileOp& op) {
     case OpKind::kElementwise:
     case OpKind::kIssue:
       os << op.count << " thread instructions";
+      if (op.m > 0) os << ", at least " << op.m << " cycles";
       break;
     case OpKind::kWait:
     case OpKind::kMmaWait:

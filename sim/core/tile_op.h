@@ -57,7 +57,9 @@ enum class OpKind : std::uint8_t {
   kCommit,       // close the group of async loads issued since the last commit
   kWait,         // wait until at most `count` committed async groups are in flight
   kIssue,        // `count` thread instructions through the SM's warp schedulers (schedulers_per_sm
-                 // warp instructions of warp_size threads per cycle): kernels bound by instruction issue
+                 // warp instructions of warp_size threads per cycle): kernels bound by instruction issue;
+                 // `m` > 0: the op takes at least that many cycles (one warp's dependent instruction
+                 // chain through it, which other warps' instructions cannot shorten)
   // Warp-specialized CTAs (sm_90; docs/architecture.md). mbarriers live in the CTA's shared memory,
   // are numbered 0..n-1 and initialised with their arrival counts (KernelLaunch::mbarriers()).
   kMbarArrive,   // mbarrier.arrive on `barrier`: `count` arrivals (0 counts as 1); with `tx_bytes` > 0

@@ -345,7 +345,8 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       break;
     case core::OpKind::kIssue:
       stats_.issue_ops += static_cast<double>(op.count);
-      done = sm.issue.serve(now, static_cast<double>(op.count));
+      // op.m: the fewest cycles the op takes (a warp's dependent instruction chain through it).
+      done = std::max(sm.issue.serve(now, static_cast<double>(op.count)), now + static_cast<double>(op.m));
       break;
     case core::OpKind::kBarrier:  // __syncthreads: bar.sync 0 over the whole CTA
       done = s.groups.size() == 1 ? now + kBarrierCycles : named_sync(slot, s, gi, 0, 0, true, now);

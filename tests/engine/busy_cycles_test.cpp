@@ -76,6 +76,25 @@ TEST(BusyCycles, IssueSlotsOfEverySmAreBusyAndBoundTheLaunch) {
   EXPECT_EQ(core::bound_of(r.metrics), "issue");
 }
 
+TEST(BusyCycles, AnIssueOpTakesAtLeastItsChainWhileOtherWarpsIssue) {
+  // As above, but each op is one warp's dependent chain of at least 1000 cycles (kIssue's `m`):
+  // the op lasts 1000 cycles, the issue slots stay busy 800 cycles in all, and the CTAs of an SM
+  // wait out their chains side by side (2 per SM: 1000 cycles, not 2000).
+  auto cycles = [](std::uint32_t chain) {
+    const auto p = program_of(std::make_unique<ScriptedLaunch>(8, 128, 48 * 1024, [chain](std::uint64_t) {
+      core::TileOp op = simple(core::OpKind::kIssue, 12800);
+      op.m = chain;
+      return std::vector<core::TileOp>{op};
+    }));
+    auto r = simulate(small_gpu(), p).at(0);
+    r.metrics = io::launch_metrics(r.totals);
+    EXPECT_DOUBLE_EQ(metric(r, "attnsim__issue_busy_cycles"), 800.0);
+    return metric(r, "attnsim__cycles");
+  };
+  EXPECT_DOUBLE_EQ(cycles(0), 200.0);
+  EXPECT_DOUBLE_EQ(cycles(1000), 1000.0);
+}
+
 TEST(BusyCycles, TensorPipeBoundsAnMmaOnlyLaunch) {
   // Each CTA: one 64x64x64 MMA = 524,288 FLOP, 512 cycles at 1024 FLOP/cycle; 4 CTAs on 4 SMs.
   const auto p = program_of(std::make_unique<ScriptedLaunch>(4, 128, 0, [](std::uint64_t) {

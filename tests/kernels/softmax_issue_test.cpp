@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 #include "kernels/registry.h"
 #include "sim/config/device_loader.h"
@@ -57,6 +59,68 @@ TEST(SoftmaxIssue, InstructionsPerValueFollowPyTorchsKernelChoice) {
     EXPECT_EQ(counted(*p.launches[1], core::OpKind::kExp), c.rows_per_cta * c.seq * c.mufu) << "seq_kv " << c.seq;
     EXPECT_EQ(issued(*p.launches[0]), 0u);  // the GEMMs are not issue-bound in the model
   }
+}
+
+// One warp's loads of its row go out in dependent round trips (the compiled code converts the
+// first values, waiting on their scoreboards, before it issues the rest: chain.py in
+// experiments/h200_validation/softmax_sass), the CTA's warps side by side: a tile of the CTA's 4
+// rows per round trip, split at 128-byte lines, the row's bytes loaded exactly once; the block
+// kernel issues all its loads at once (1 round trip).
+TEST(SoftmaxIssue, WarpKernelLoadsItsRowsInDependentRoundTrips) {
+  const core::DeviceSpec dev = config::load_device("h200");
+  for (const auto& [seq, trips, rows] : {std::tuple{1024u, 5u, 4u}, std::tuple{2048u, 10u, 4u}, std::tuple{4096u, 1u, 1u}}) {
+    const core::TileProgram p = make_program(standard(seq), dev);
+    std::vector<core::TileOp> ops;
+    ASSERT_TRUE(p.launches.at(1)->emit_step(0, 0, ops));
+    std::uint32_t loads = 0;
+    core::Bytes bytes = 0;
+    for (const auto& op : ops) {
+      if (op.kind == core::OpKind::kExp || op.kind == core::OpKind::kIssue) break;  // all loads come first
+      ASSERT_EQ(op.kind, core::OpKind::kLoad);
+      EXPECT_EQ(op.rows, rows) << "seq_kv " << seq;
+      EXPECT_EQ(op.addr % 128, 0u) << "seq_kv " << seq;
+      ++loads;
+      bytes += op.bytes();
+    }
+    EXPECT_EQ(loads, trips) << "seq_kv " << seq;
+    EXPECT_EQ(bytes, rows * seq * 2) << "seq_kv " << seq;
+  }
+}
+
+// The compute is issued in slices (the schedulers interleave resident warps instruction by
+// instruction), one per 128 cycles of one warp's chain (at most 64), each kIssue at least its
+// share of the chain: 9392 cycles at 64 values per lane (N = 2048), 4752 at 32 (N = 1024),
+// chain.py's readings.
+TEST(SoftmaxIssue, ComputeIsSlicedAndCarriesTheWarpsChain) {
+  const core::DeviceSpec dev = config::load_device("h200");
+  for (const auto& [seq, chain, n] : {std::tuple{1024u, 4752.0, 38u}, std::tuple{2048u, 9392.0, 64u}}) {
+    const core::TileProgram p = make_program(standard(seq), dev);
+    std::vector<core::TileOp> ops;
+    ASSERT_TRUE(p.launches.at(1)->emit_step(0, 0, ops));
+    std::uint32_t slices = 0;
+    double floor = 0;
+    for (const auto& op : ops)
+      if (op.kind == core::OpKind::kIssue) {
+        ++slices;
+        floor += op.m;
+      }
+    EXPECT_EQ(slices, n) << "seq_kv " << seq;
+    EXPECT_NEAR(floor, chain, 64.0) << "seq_kv " << seq;
+  }
+}
+
+// The chain makes the warp kernel slower where few warps share a scheduler: at N = 2048 (80
+// registers, 6 CTAs of 4 warps per SM) the kernel takes longer than its issue bound; without the
+// chains and round trips it was within 5 % of it.
+TEST(SoftmaxIssue, FewWarpsPerSchedulerCannotHideTheChain) {
+  const core::DeviceSpec dev = config::load_device("h200");
+  core::Workload w = standard(2048);
+  w.heads = 8;
+  w.seq_q = 2048;
+  const auto r = engine::simulate(dev, make_program(w, dev)).at(1);
+  const double values = 8.0 * 2048 * 2048;
+  const double issue_ns = values * 36 / (132.0 * 4 * 32) / dev.clock_ghz;
+  EXPECT_GT(time_ns(r), 1.4 * issue_ns);
 }
 
 TEST(SoftmaxIssue, BackwardSoftmaxIsNotIssueModelled) {

@@ -4,7 +4,9 @@
 # instruction); the difference between two unrolled sizes of a kernel, divided by the extra values
 # per thread, is the code one more value costs. Then dynamic.py: the instructions a warp executes
 # (without the division's slow path and the warp-0 stage of block reductions), per value and per
-# row and thread, the counts kernels/standard.cpp uses. Usage: count.sh [nvcc]
+# row and thread, the counts kernels/standard.cpp uses; then chain.py: one warp's load round trips
+# and dependent-chain cycles from the instructions' control codes (RowKernelShape's tables).
+# Usage: count.sh [nvcc]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 nvcc="${1:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
@@ -27,3 +29,5 @@ per row_softmax_smem 16 32
 grep -E "registers" "$tmp/ptxas.txt" | sed 's/^/  ptxas: /'
 echo "executed by a warp of a full row:"
 /usr/bin/python3 "$here/dynamic.py" "$tmp/a.cubin" | sed 's/^/  /'
+echo "one warp alone, from the control codes (chain.py):"
+/usr/bin/python3 "$here/chain.py" "$tmp/a.cubin" --sketch | sed 's/^/  /'

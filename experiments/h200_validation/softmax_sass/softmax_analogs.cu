@@ -6,7 +6,8 @@
 // one 1024-thread block per row with the row in registers (cunn_SoftMaxForwardReg) or staged in
 // shared memory (cunn_SoftMaxForwardSmem). Full-precision expf and IEEE division, as PyTorch builds
 // them (no fast math); the block kernels compute exp(x - max) twice, as PyTorch's epilogue does.
-// count.sh compiles them for sm_90 and prints the SASS instructions each extra value per thread adds.
+// count.sh compiles them for sm_90 and prints the SASS instructions each extra value per thread adds,
+// and (chain.py) the load round trips and dependent-chain cycles of one warp at each size.
 template <int kElems>
 __global__ void row_softmax_warp(const __half* __restrict__ src, __half* __restrict__ dst, int cols) {
   const int row = blockIdx.x * 4 + threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -37,6 +38,11 @@ __global__ void row_softmax_warp(const __half* __restrict__ src, __half* __restr
     if (c < cols) d[c] = __float2half(v[i] / sum);
   }
 }
+template __global__ void row_softmax_warp<1>(const __half*, __half*, int);
+template __global__ void row_softmax_warp<2>(const __half*, __half*, int);
+template __global__ void row_softmax_warp<4>(const __half*, __half*, int);
+template __global__ void row_softmax_warp<8>(const __half*, __half*, int);
+template __global__ void row_softmax_warp<16>(const __half*, __half*, int);
 template __global__ void row_softmax_warp<32>(const __half*, __half*, int);
 template __global__ void row_softmax_warp<64>(const __half*, __half*, int);
 
@@ -145,7 +151,14 @@ __global__ void row_softmax_smem(const __half* __restrict__ src, __half* __restr
     }
   }
 }
+template __global__ void row_softmax_reg<1>(const __half*, __half*, int);
+template __global__ void row_softmax_reg<2>(const __half*, __half*, int);
+template __global__ void row_softmax_reg<3>(const __half*, __half*, int);
 template __global__ void row_softmax_reg<4>(const __half*, __half*, int);
+template __global__ void row_softmax_reg<5>(const __half*, __half*, int);
+template __global__ void row_softmax_reg<6>(const __half*, __half*, int);
+template __global__ void row_softmax_reg<7>(const __half*, __half*, int);
 template __global__ void row_softmax_reg<8>(const __half*, __half*, int);
 template __global__ void row_softmax_smem<16>(const __half*, __half*, int);
 template __global__ void row_softmax_smem<32>(const __half*, __half*, int);
+template __global__ void row_softmax_smem<64>(const __half*, __half*, int);
