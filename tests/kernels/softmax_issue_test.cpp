@@ -41,6 +41,23 @@ std::uint64_t counted(const core::KernelLaunch& l, core::OpKind kind) {
 }
 std::uint64_t issued(const core::KernelLaunch& l) { return counted(l, core::OpKind::kIssue); }
 
+// The forward softmax launch of 8 heads of `seq` x `seq` scores on h200: its simulated time and
+// DRAM bytes, and the time the schedulers need for `per_value` instructions per value (132 SMs x
+// 4 x 32 thread instructions per cycle).
+struct SoftmaxTime {
+  double sim_ns, issue_ns, dram_bytes;
+};
+SoftmaxTime softmax_time_h200(std::uint64_t seq, double per_value) {
+  const core::DeviceSpec dev = config::load_device("h200");
+  core::Workload w = standard(seq);
+  w.heads = 8;
+  w.seq_q = seq;
+  const auto r = engine::simulate(dev, make_program(w, dev)).at(1);
+  const double values = 8.0 * static_cast<double>(seq) * static_cast<double>(seq);
+  return {time_ns(r), values * per_value / (132.0 * 4 * 32) / dev.clock_ghz,
+          static_cast<double>(r.tensors.dram.total_read() + r.tensors.dram.total_write())};
+}
+
 TEST(SoftmaxIssue, InstructionsPerValueFollowPyTorchsKernelChoice) {
   const core::DeviceSpec dev = config::load_device("h200");
   // per_value: all instructions a warp executes per value; mufu: of those, MUFU.EX2 (once per
@@ -113,14 +130,8 @@ TEST(SoftmaxIssue, ComputeIsSlicedAndCarriesTheWarpsChain) {
 // registers, 6 CTAs of 4 warps per SM) the kernel takes longer than its issue bound; without the
 // chains and round trips it was within 5 % of it.
 TEST(SoftmaxIssue, FewWarpsPerSchedulerCannotHideTheChain) {
-  const core::DeviceSpec dev = config::load_device("h200");
-  core::Workload w = standard(2048);
-  w.heads = 8;
-  w.seq_q = 2048;
-  const auto r = engine::simulate(dev, make_program(w, dev)).at(1);
-  const double values = 8.0 * 2048 * 2048;
-  const double issue_ns = values * 36 / (132.0 * 4 * 32) / dev.clock_ghz;
-  EXPECT_GT(time_ns(r), 1.4 * issue_ns);
+  const SoftmaxTime t = softmax_time_h200(2048, 36);
+  EXPECT_GT(t.sim_ns, 1.4 * t.issue_ns);
 }
 
 TEST(SoftmaxIssue, BackwardSoftmaxIsNotIssueModelled) {
@@ -150,17 +161,10 @@ TEST(SoftmaxIssue, ScratchpadDevicesCountFp32OperationsInstead) {
 // schedulers need for 68 instructions per value (132 SMs x 4 x 32 per cycle), with the HBM well
 // below its peak.
 TEST(SoftmaxIssue, IssueBoundOnH200) {
-  const core::DeviceSpec dev = config::load_device("h200");
-  core::Workload w = standard(4096);
-  w.heads = 8;
-  w.seq_q = 4096;
-  const auto r = engine::simulate(dev, make_program(w, dev)).at(1);
-  const double values = 8.0 * 4096 * 4096;
-  const double issue_ns = values * 68 / (132.0 * 4 * 32) / dev.clock_ghz;
-  EXPECT_GT(time_ns(r), issue_ns);
-  EXPECT_LT(time_ns(r), 1.3 * issue_ns);
-  const double bytes = static_cast<double>(r.tensors.dram.total_read() + r.tensors.dram.total_write());
-  EXPECT_LT(bytes / time_ns(r), 0.6 * dev.hbm.bandwidth_gbps);  // GB/s
+  const SoftmaxTime t = softmax_time_h200(4096, 68);
+  EXPECT_GT(t.sim_ns, t.issue_ns);
+  EXPECT_LT(t.sim_ns, 1.3 * t.issue_ns);
+  EXPECT_LT(t.dram_bytes / t.sim_ns, 0.6 * config::load_device("h200").hbm.bandwidth_gbps);  // GB/s
 }
 
 }  // namespace
