@@ -104,11 +104,13 @@ void paged_decode_grid(std::vector<core::Workload>& out) {
 void standard_grid(std::vector<core::Workload>& out) {
   const std::size_t first = out.size();
   attention_grid("standard", false, out);
-  // A packed qkv (FlashAttention's benchmark): the forward's three layout copies, causal and not.
+  // A packed qkv (FlashAttention's benchmark): the forward's three layout copies; causal with the
+  // backward's scale and stack kernels.
   for (bool causal : {false, true}) {
     core::Workload w = out[first];  // MHA, forward, not causal
     w.qkv_packed = true;
     w.causal = causal;
+    if (causal) w.pass = core::Pass::kFwdBwd;
     out.push_back(w);
   }
   // The scores scaled by their own kernel (forward and MulBackward), causal fwd+bwd with GQA.

@@ -1,6 +1,6 @@
 // Textbook attention: GEMM S = QKᵀ -> HBM, row softmax S -> P, GEMM O = PV; backward as
 // eager PyTorch's autograd launches (dP = dO Vᵀ, dV = Pᵀ dO, dP∘P, softmax backward, dQ = dS K,
-// dK = dSᵀ Q, dK's layout copy).
+// dK = dSᵀ Q, dK's layout copy; with a packed qkv, the scale and stack kernels of dq, dk, dv).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -427,7 +427,8 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
   const bool bulk = gpu && device.compute_capability >= 90;
   // qkv_packed (FlashAttention's benchmark attention_pytorch): einops' rearranges copy q to
   // (b h) t d and k to (b h) d s before baddbmm, and the einsum's bmm copies v to (b h) s d
-  // before P V; copies of head_dim-wide rows (k's transposed destination: the same bytes).
+  // before P V; copies of head_dim-wide rows (k's transposed destination: the same bytes). Also
+  // the backward's elementwise kernels over [N, d] gradients.
   auto layout_copy = [&](const char* name, Tensor t, std::uint64_t rows) {
     p.launches.push_back(std::make_unique<ElementwiseLaunch>(name, std::vector<Tensor>{t}, t, w, rows, w.head_dim,
                                                              core::ceil_div(1024, w.head_dim)));
@@ -454,15 +455,29 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
     p.launches.push_back(score_elementwise("standard_bwd_softmax_mul", {Tensor::kDP, Tensor::kP}, Tensor::kDP, w));
     p.launches.push_back(std::make_unique<RowwiseLaunch>(
         "standard_bwd_softmax", std::vector<Tensor>{Tensor::kP, Tensor::kDP}, Tensor::kDS, w, gpu));
-    if (causal) p.launches.push_back(score_elementwise("standard_bwd_mask", {Tensor::kDS}, Tensor::kDS, w, true));
+    // The mask's backward; a packed qkv's mask is the benchmark's additive one, whose gradient
+    // passes through without a kernel.
+    if (causal && !w.qkv_packed)
+      p.launches.push_back(score_elementwise("standard_bwd_mask", {Tensor::kDS}, Tensor::kDS, w, true));
     // The scale's MulBackward (grad * scale) over dS, after the mask's backward (reverse order).
     if (w.scale_kernel) p.launches.push_back(score_elementwise("standard_bwd_scale", {Tensor::kDS}, Tensor::kDS, w));
     p.launches.push_back(rows(w, "standard_bwd_dq", Tensor::kDS, Tensor::kK, Tensor::kDQ, bulk));
+    // qkv_packed: baddbmm's alpha multiplies each operand's gradient by its own kernel
+    // (derivatives.yaml, baddbmm: maybe_multiply(grad.bmm(...), alpha)).
+    if (w.qkv_packed) layout_copy("standard_bwd_dq_scale", Tensor::kDQ, w.seq_q);
     p.launches.push_back(keys(w, "standard_bwd_dk", Tensor::kDS, Tensor::kQ, Tensor::kDK, bulk));
-    // AccumulateGrad: dK arrives as the transpose of d(Kᵀ) and is cloned into K's layout.
-    p.launches.push_back(std::make_unique<ElementwiseLaunch>("standard_bwd_dk_copy", std::vector<Tensor>{Tensor::kDK},
-                                                             Tensor::kDK, w, w.seq_kv, w.head_dim,
-                                                             core::ceil_div(1024, w.head_dim)));
+    if (w.qkv_packed) {
+      layout_copy("standard_bwd_dk_scale", Tensor::kDK, w.seq_kv);
+      // unbind's backward stacks dq, dk, dv into the packed gradient: a 5-D cat copies each input
+      // by its own copy kernel (Shape.cu, cat_out_cuda); dk arrives as [d, s] and is read down
+      // its columns, as k's forward copy.
+      layout_copy("standard_bwd_dq_copy", Tensor::kDQ, w.seq_q);
+      p.launches.push_back(std::make_unique<TransposeCopyLaunch>("standard_bwd_dk_copy", Tensor::kDK, w, w.seq_kv));
+      layout_copy("standard_bwd_dv_copy", Tensor::kDV, w.seq_kv);
+    } else {
+      // AccumulateGrad: dK arrives as the transpose of d(Kᵀ) and is cloned into K's layout.
+      layout_copy("standard_bwd_dk_copy", Tensor::kDK, w.seq_kv);
+    }
   }
   return p;
 }

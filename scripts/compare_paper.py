@@ -86,8 +86,6 @@ def sweep_spec(impl, dtype, device, points, overrides, pass_="fwd"):
     m = IMPLS[impl]
     base = {"kernel": m["kernel"], "dtype": dtype, "pass": "fwd" if pass_ == "fwd" else "fwdbwd"}
     base.update(m["keys"])
-    if pass_ != "fwd":
-        base.pop("qkv_packed", None)  # the packed layout's copies are modelled for the forward only
     zip_axes = {k: [] for k in ("batch", "heads", "seq", "head_dim", "causal")}
     for p in points:
         zip_axes["batch"].append(p["batch"])

@@ -267,8 +267,6 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
     m.check(w.kv_heads == w.heads, "qkv_packed",
             "needs kv_heads equal to heads (one packed [batch, seq, 3, heads, head_dim] tensor); kv_heads is " +
                 std::to_string(w.kv_heads) + ", heads " + std::to_string(w.heads));
-    m.check(w.pass == core::Pass::kFwd, "qkv_packed",
-            "models the forward only (FlashAttention's benchmark attention_pytorch); pass is fwdbwd");
     m.check(w.seq_q == w.seq_kv, "qkv_packed",
             "needs seq_q equal to seq_kv (q, k, v are one packed tensor); seq_q is " + std::to_string(w.seq_q) +
                 ", seq_kv " + std::to_string(w.seq_kv));

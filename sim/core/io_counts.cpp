@@ -179,7 +179,7 @@ std::vector<LaunchTraffic> standard(const Workload& causal_w, bool c) {
   w.causal = false;
   const Shape s = shape_of(w);
   std::vector<LaunchTraffic> out;
-  if (w.qkv_packed) {  // the layout copies of a packed qkv (forward; kv_heads = heads)
+  if (w.qkv_packed) {  // the layout copies of a packed qkv (kv_heads = heads)
     out.push_back(elementwise("standard_q_copy", s, {Tensor::kQ}, Tensor::kQ, s.nq, s.d));
     out.push_back(elementwise("standard_k_copy", s, {Tensor::kK}, Tensor::kK, s.nkv, s.d));
   }
@@ -200,11 +200,20 @@ std::vector<LaunchTraffic> standard(const Workload& causal_w, bool c) {
     out.push_back(gemm_keys("standard_bwd_dv", s, w, Tensor::kP, Tensor::kDO, Tensor::kDV, c));
     out.push_back(elementwise("standard_bwd_softmax_mul", s, {Tensor::kDP, Tensor::kP}, Tensor::kDP, s.nq, s.nkv));
     out.push_back(rowwise("standard_bwd_softmax", s, w, {Tensor::kP, Tensor::kDP}, Tensor::kDS));
-    if (causal_w.causal) out.push_back(mask(elementwise("standard_bwd_mask", s, {Tensor::kDS}, Tensor::kDS, s.nq, s.nkv)));
+    if (causal_w.causal && !w.qkv_packed)  // a packed qkv's additive mask has no backward kernel
+      out.push_back(mask(elementwise("standard_bwd_mask", s, {Tensor::kDS}, Tensor::kDS, s.nq, s.nkv)));
     if (w.scale_kernel) out.push_back(elementwise("standard_bwd_scale", s, {Tensor::kDS}, Tensor::kDS, s.nq, s.nkv));
     out.push_back(gemm_rows("standard_bwd_dq", s, w, Tensor::kDS, Tensor::kK, Tensor::kDQ, c));
+    if (w.qkv_packed) out.push_back(elementwise("standard_bwd_dq_scale", s, {Tensor::kDQ}, Tensor::kDQ, s.nq, s.d));
     out.push_back(gemm_keys("standard_bwd_dk", s, w, Tensor::kDS, Tensor::kQ, Tensor::kDK, c));
-    out.push_back(elementwise("standard_bwd_dk_copy", s, {Tensor::kDK}, Tensor::kDK, s.nkv, s.d));
+    if (w.qkv_packed) {  // baddbmm's alpha on dK, then the stack of dq, dk, dv into the packed gradient
+      out.push_back(elementwise("standard_bwd_dk_scale", s, {Tensor::kDK}, Tensor::kDK, s.nkv, s.d));
+      out.push_back(elementwise("standard_bwd_dq_copy", s, {Tensor::kDQ}, Tensor::kDQ, s.nq, s.d));
+      out.push_back(elementwise("standard_bwd_dk_copy", s, {Tensor::kDK}, Tensor::kDK, s.nkv, s.d));
+      out.push_back(elementwise("standard_bwd_dv_copy", s, {Tensor::kDV}, Tensor::kDV, s.nkv, s.d));
+    } else {
+      out.push_back(elementwise("standard_bwd_dk_copy", s, {Tensor::kDK}, Tensor::kDK, s.nkv, s.d));
+    }
   }
   return out;
 }

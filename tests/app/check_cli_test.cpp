@@ -37,7 +37,7 @@ TEST(CheckCli, BuiltInGridRowsAreDistinct) {
   EXPECT_GT(rows, 60);
   EXPECT_NE(out.str().find("d32 64x32 fp8"), std::string::npos);
   EXPECT_NE(out.str().find(" splits3 causal"), std::string::npos);
-  EXPECT_NE(out.str().find(" qkv_packed causal"), std::string::npos);
+  EXPECT_NE(out.str().find(" qkv_packed causal fwdbwd"), std::string::npos);
   EXPECT_NE(out.str().find(" scale_kernel causal fwdbwd"), std::string::npos);
   EXPECT_NE(out.str().find(" triton causal fwdbwd"), std::string::npos);
   EXPECT_NE(out.str().find("flash3 B2 H4/4 N300x330 d128 fwdbwd "), std::string::npos) << "FA-3's own tiles";

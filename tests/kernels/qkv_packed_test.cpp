@@ -1,6 +1,7 @@
 // standard with qkv_packed (FlashAttention's benchmark attention_pytorch on a packed [B, N, 3, H,
-// d] tensor): the forward's three layout copies, their closed-form bytes, their place in the launch
-// sequence, and the loader's rules for the key; and with scale_kernel, the scores' own scale kernels.
+// d] tensor): the forward's three layout copies and the backward's scale and stack kernels, their
+// closed-form bytes, their place in the launch sequence, and the loader's rules for the key; and
+// with scale_kernel, the scores' own scale kernels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -115,6 +116,83 @@ TEST(QkvPacked, ClosedFormBytesExactWithTheL2Off) {
   }
 }
 
+// The backward of attention_pytorch on a packed qkv, in autograd's order: the GEMMs and softmax
+// backward as unpacked; no mask kernel (the benchmark's mask is added, and an add's gradient
+// passes through); baddbmm's alpha on dQ and dK, each by its own kernel after its GEMM; then
+// unbind's backward, a stack of dq, dk, dv into the packed gradient: one copy kernel each (a 5-D
+// cat), and no AccumulateGrad clone of dK.
+TEST(QkvPacked, BackwardScalesAndStacksTheGradients) {
+  const core::DeviceSpec h100 = config::load_device("h100-sxm");
+  for (bool causal : {false, true}) {
+    core::Workload w = standard_fwd(true, causal);
+    w.pass = core::Pass::kFwdBwd;
+    const std::vector<std::string> names = launch_names(make_program(w, h100));
+    const std::vector<std::string> bwd(std::find(names.begin(), names.end(), "standard_bwd_dp"), names.end());
+    EXPECT_EQ(bwd, (std::vector<std::string>{"standard_bwd_dp", "standard_bwd_dv", "standard_bwd_softmax_mul",
+                                             "standard_bwd_softmax", "standard_bwd_dq", "standard_bwd_dq_scale",
+                                             "standard_bwd_dk", "standard_bwd_dk_scale", "standard_bwd_dq_copy",
+                                             "standard_bwd_dk_copy", "standard_bwd_dv_copy"}))
+        << (causal ? "causal" : "not causal");
+  }
+  core::Workload plain = standard_fwd(false, true);
+  plain.pass = core::Pass::kFwdBwd;
+  const std::vector<std::string> names = launch_names(make_program(plain, h100));
+  EXPECT_NE(std::find(names.begin(), names.end(), "standard_bwd_mask"), names.end());
+  EXPECT_EQ(names.back(), "standard_bwd_dk_copy");
+  EXPECT_EQ(std::find(names.begin(), names.end(), "standard_bwd_dq_copy"), names.end());
+}
+
+// dk comes out of its GEMM as [d, s] (qᵀ·dS) and is copied into rows of d values: read down its
+// columns, a value per key row, as k's forward copy; dq's and dv's copies move whole rows.
+TEST(QkvPacked, BackwardDkCopyReadsDownTheColumns) {
+  const core::DeviceSpec h100 = config::load_device("h100-sxm");
+  core::Workload w = standard_fwd(true, false);
+  w.pass = core::Pass::kFwdBwd;
+  const core::TileProgram p = make_program(w, h100);
+  for (std::size_t i = 0; i < p.launches.size(); ++i) {
+    const std::string name = p.launches[i]->name();
+    if (name.find("_copy") == std::string::npos || name.rfind("standard_bwd_", 0) != 0) continue;
+    std::vector<core::TileOp> ops;
+    ASSERT_TRUE(p.launches[i]->emit_step(0, 0, ops));
+    const bool dk = name == "standard_bwd_dk_copy";
+    EXPECT_EQ(ops.front().tensor, dk ? core::Tensor::kDK : name == "standard_bwd_dq_copy" ? core::Tensor::kDQ
+                                                                                        : core::Tensor::kDV)
+        << name;
+    EXPECT_EQ(ops.front().row_bytes, dk ? 2u : 64u * 2) << name;
+  }
+}
+
+// The packed backward's bytes are exact with the L2 off; against the unpacked backward it moves
+// dq and dv twice more (scale and stack of dq, stack of dv) and dk once more (its scale; the
+// stack's copy replaces AccumulateGrad's), each a read and a write of B·H·N·d·v; causal also
+// drops the mask's backward (its S-sized dS read and write and the mask's bytes).
+TEST(QkvPacked, BackwardClosedFormBytesExactWithTheL2Off) {
+  const core::DeviceSpec dev = config::load_device("h100-sxm", {{"l2.capacity_bytes", "0"}});
+  auto sum = [](const std::vector<core::KernelResult>& r, core::Tensor t) {
+    core::Bytes read = 0, write = 0;
+    for (const auto& k : r) {
+      read += k.tensors.dram.by_tensor[static_cast<std::size_t>(t)].read;
+      write += k.tensors.dram.by_tensor[static_cast<std::size_t>(t)].write;
+    }
+    return std::pair{read, write};
+  };
+  const core::Bytes copy = 2ull * 3 * 300 * 64 * 2;  // B·H·N·d·v
+  for (bool causal : {false, true}) {
+    const std::string what = causal ? "causal fwdbwd" : "fwdbwd";
+    core::Workload packed = standard_fwd(true, causal), plain = standard_fwd(false, causal);
+    packed.pass = plain.pass = core::Pass::kFwdBwd;
+    const auto a = testing::expect_closed_form_bytes(dev, packed, what);
+    const auto b = testing::expect_closed_form_bytes(dev, plain, what + ", unpacked");
+    for (auto [t, extra] : {std::pair{core::Tensor::kDQ, 2}, {core::Tensor::kDK, 1}, {core::Tensor::kDV, 1}}) {
+      EXPECT_EQ(sum(a, t).first, sum(b, t).first + extra * copy) << what << " " << core::to_string(t);
+      EXPECT_EQ(sum(a, t).second, sum(b, t).second + extra * copy) << what << " " << core::to_string(t);
+    }
+    const core::Bytes s_bytes = causal ? 2ull * 3 * 300 * 300 * 2 : 0;  // the mask backward's dS
+    EXPECT_EQ(sum(a, core::Tensor::kDS).first + s_bytes, sum(b, core::Tensor::kDS).first) << what;
+    EXPECT_EQ(sum(a, core::Tensor::kDS).second + s_bytes, sum(b, core::Tensor::kDS).second) << what;
+  }
+}
+
 TEST(QkvPacked, CopiesTakeTime) {
   const core::DeviceSpec h100 = config::load_device("h100-sxm");
   auto total = [&](bool packed) {
@@ -136,8 +214,7 @@ TEST(QkvPacked, LoaderRejectsWhatAPackedTensorCannotBe) {
   };
   EXPECT_NE(message({{"qkv_packed", "true"}, {"heads", "8"}, {"kv_heads", "2"}}).find("qkv_packed: needs kv_heads equal to heads"),
             std::string::npos);
-  EXPECT_NE(message({{"qkv_packed", "true"}, {"pass", "fwdbwd"}}).find("qkv_packed: models the forward only"),
-            std::string::npos);
+  EXPECT_EQ(message({{"qkv_packed", "true"}, {"pass", "fwdbwd"}}), "accepted");
   EXPECT_NE(message({{"qkv_packed", "true"}, {"seq_q", "1"}, {"seq_kv", "128"}}).find("qkv_packed: needs seq_q equal"),
             std::string::npos);
   EXPECT_EQ(message({{"qkv_packed", "true"}, {"heads", "8"}}), "accepted");
