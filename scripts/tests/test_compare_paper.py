@@ -71,11 +71,18 @@ def test_fa2_backward_subset_within_ten_percent(attnsim_bin):
     assert s["worst_abs_error"] <= 0.15, s
 
 
-def test_standard_forward_takes_the_benchmarks_packed_qkv():
+def test_standard_takes_the_benchmarks_packed_qkv_both_passes():
     pts = cp.read_points("standard", "fp16", head_dims=[64], seq_lens=[512])
     assert "qkv_packed: true" in cp.yaml_text(cp.sweep_spec("standard", "fp16", "h100-sxm", pts, {}))
     bwd = cp.read_points("standard", "fp16", head_dims=[64], seq_lens=[512], pass_="bwd")
-    assert "qkv_packed" not in cp.yaml_text(cp.sweep_spec("standard", "fp16", "h100-sxm", bwd, {}, pass_="bwd"))
+    assert "qkv_packed: true" in cp.yaml_text(cp.sweep_spec("standard", "fp16", "h100-sxm", bwd, {}, pass_="bwd"))
+
+
+def test_launches_run_back_to_back_unless_overridden():
+    pts = cp.read_points("standard", "fp16", head_dims=[64], seq_lens=[512])
+    assert "device.l2.carry_writeback: true" in cp.yaml_text(cp.sweep_spec("standard", "fp16", "h100-sxm", pts, {}))
+    off = cp.sweep_spec("standard", "fp16", "h100-sxm", pts, {"device.l2.carry_writeback": "false"})
+    assert "device.l2.carry_writeback: false" in cp.yaml_text(off)
 
 
 def test_backward_counts_two_and_a_half_forwards():

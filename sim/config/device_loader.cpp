@@ -66,6 +66,9 @@ void read_l2(MapReader m, core::L2Spec& l2) {
   if (m.string("replacement", l2.replacement))
     m.require(l2.replacement == "lru", "replacement", "unknown policy '" + l2.replacement + "' (known: lru)");
   m.boolean("count_final_writeback", l2.count_final_writeback);
+  if (m.boolean("carry_writeback", l2.carry_writeback))
+    m.check(!l2.carry_writeback || l2.count_final_writeback, "carry_writeback",
+            "needs count_final_writeback true (a timer of back-to-back launches sees every write-back)");
   m.boolean("wait_for_pending_fills", l2.wait_for_pending_fills);
   if (m.bytes("tracking_bytes", l2.tracking_bytes) && l2.tracking_bytes != 0) {
     const bool pow2 = is_pow2(l2.tracking_bytes);
@@ -407,6 +410,7 @@ std::string device_to_yaml(const core::DeviceSpec& d) {
     << "  bandwidth_gbps: " << format_double(l2.bandwidth_gbps) << "\n"
     << "  replacement: " << quote(l2.replacement) << "\n"
     << "  count_final_writeback: " << (l2.count_final_writeback ? "true" : "false") << "\n"
+    << "  carry_writeback: " << (l2.carry_writeback ? "true" : "false") << "\n"
     << "  wait_for_pending_fills: " << (l2.wait_for_pending_fills ? "true" : "false") << "\n"
     << "  tracking_bytes: " << l2.tracking_bytes << "\n";
   const auto& sm = d.sm;

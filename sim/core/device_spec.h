@@ -34,6 +34,11 @@ struct L2Spec {
   // launch's DRAM writes (every stored byte reaches HBM: the closed forms). false: Nsight
   // Compute accounting, which counts only DRAM traffic during the kernel.
   bool count_final_writeback = true;
+  // true: launches run back to back, as a wall-clock timer of a program sees them: the write-back
+  // of the dirty lines a launch leaves in the L2 occupies the HBM channels at the start of the
+  // next launch, ahead of its own traffic. false: each launch starts on idle channels (Nsight
+  // Compute's per-kernel time, caches flushed between kernels). Needs count_final_writeback.
+  bool carry_writeback = false;
   // true: a read that hits a line whose fill from HBM is still on its way returns when the fill
   // arrives (an MSHR merge); false: at the hit latency (the tags are updated at request time).
   bool wait_for_pending_fills = false;

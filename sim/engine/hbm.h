@@ -95,6 +95,14 @@ class Hbm {
     return static_cast<double>(read) * cycles_per_byte_ + static_cast<double>(written) * write_cycles_per_byte_;
   }
   std::uint32_t channels() const { return static_cast<std::uint32_t>(free_.size()); }
+  // Writes of `bytes` queued at time 0 before anything else, spread evenly over the channels (the
+  // previous launch's final write-back, l2.carry_writeback; the address hash spreads its lines
+  // evenly). Not counted in bytes_written(): the launch that wrote them counted them.
+  void queue_writes(core::Bytes bytes) {
+    const double each = static_cast<double>(bytes) / static_cast<double>(free_.size()) * write_cycles_per_byte_;
+    for (double& f : free_) f = std::max(f, each);
+    latest_ = std::max(latest_, each);
+  }
   // Sampled simulation: the DRAM bytes of skipped steps load the channels as a fluid
   // (fluid_load.h), `bytes` spread over [t, t + duration); timed accesses then run at the rate
   // the fluid leaves them.

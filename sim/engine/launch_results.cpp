@@ -69,6 +69,7 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
   const core::Bytes written_back_in_launch = memory_.written_back();
   const core::Bytes room = sampler_.enabled() ? memory_.l2_room() : 0;
   if (device_.l2.count_final_writeback) memory_.flush(end);
+  final_writeback_ = memory_.written_back() - written_back_in_launch;
   if (series_.samples().empty() || series_.samples().back().t < end) take_sample(end);
 
   core::KernelResult r;
@@ -112,8 +113,8 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
       // whole (never in the L2) as many as its empty ways would have held.
       const core::Bytes counted = memory_.traffic().dram.total_write();  // without the sampler's extrapolation
       const core::Bytes skipped_writes = t.dram_write - std::min(t.dram_write, counted);
-      const core::Bytes final_writeback = memory_.written_back() - written_back_in_launch + std::min(skipped_writes, room);
-      t.busy.dram = memory_.hbm().busy_cycles_for(t.dram_read, t.dram_write - std::min(t.dram_write, final_writeback));
+      final_writeback_ += std::min(skipped_writes, room);
+      t.busy.dram = memory_.hbm().busy_cycles_for(t.dram_read, t.dram_write - std::min(t.dram_write, final_writeback_));
       t.busy.l2 = memory_.l2_busy_cycles_for(t.memory.l2_request_bytes);
     }
   }

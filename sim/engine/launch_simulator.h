@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "sim/core/device_spec.h"
@@ -50,6 +51,12 @@ class LaunchSimulator {
                   const EngineOptions& options);
   // Runs the launch to completion; throws core::SimError if it stops making progress.
   core::KernelResult run();
+  // l2.carry_writeback: the previous launch's final write-back, queued on the HBM channels ahead
+  // of this launch's traffic (before run()); and this launch's, as counted (after run()).
+  void queue_writes(core::Bytes bytes) {
+    if constexpr (std::is_same_v<Memory, MemorySystem>) memory_.queue_writes(bytes);
+  }
+  core::Bytes final_writeback() const { return final_writeback_; }
 
  private:
   void dispatch(std::uint32_t slot, double now);
@@ -119,6 +126,7 @@ class LaunchSimulator {
   std::vector<Sm> sms_;
   std::vector<CtaSlot> slots_;
   double end_time_ = 0;
+  core::Bytes final_writeback_ = 0;  // DRAM bytes of the dirty lines left at the end (results())
   ProgressGuard guard_;
 
   LaunchStats stats_;

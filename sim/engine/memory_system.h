@@ -121,6 +121,8 @@ class MemorySystem {
   const MemoryCounters& counters() const { return counters_; }
   core::LevelTraffic& traffic() { return traffic_; }
   const Hbm& hbm() const { return hbm_; }
+  // The previous launch's final write-back, `bytes`, occupies the channels first (l2.carry_writeback).
+  void queue_writes(core::Bytes bytes) { hbm_.queue_writes(bytes); }
   double l2_busy_cycles() const { return l2_busy_cycles_for(counters_.l2_request_bytes); }  // summed over the ports
   double l2_busy_cycles_for(std::uint64_t request_bytes) const;  // for request bytes counted elsewhere
   double dma_busy_cycles() const { return 0; }  // no DMA engines
