@@ -40,7 +40,8 @@ void print_summary(const core::RunResult& result, const core::DeviceSpec& device
   out << "summary (" << result.workload.kernel << " on " << device.name << ")\n";
   line("time", format_duration_ns(metric(m, "gpu__time_duration.sum")) +
                    (result.kernels.size() > 1
-                        ? " (" + std::to_string(result.kernels.size()) + " launches back to back)"
+                        ? " (" + std::to_string(result.kernels.size()) +
+                              (device.l2.carry_writeback ? " launches back to back)" : " launches, each timed alone)")
                         : ""));
   line("compute", fixed(metric(m, "attnsim__tflops"), 1) + " TFLOP/s = " +
                       fixed(metric(m, "attnsim__pct_peak_flops"), 1) + " % of peak (" +
