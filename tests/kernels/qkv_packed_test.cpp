@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/registry.h"
@@ -30,6 +31,16 @@ core::Workload standard_fwd(bool packed, bool causal) {
   w.causal = causal;
   w.qkv_packed = packed;
   return w;
+}
+
+// DRAM bytes (read, written) of tensor `t` over a run's launches.
+std::pair<core::Bytes, core::Bytes> sum(const std::vector<core::KernelResult>& r, core::Tensor t) {
+  core::Bytes read = 0, write = 0;
+  for (const auto& k : r) {
+    read += k.tensors.dram.by_tensor[static_cast<std::size_t>(t)].read;
+    write += k.tensors.dram.by_tensor[static_cast<std::size_t>(t)].write;
+  }
+  return {read, write};
 }
 
 std::vector<std::string> launch_names(const core::TileProgram& p) {
@@ -99,14 +110,6 @@ TEST(QkvPacked, ClosedFormBytesExactWithTheL2Off) {
     const std::string what = causal ? "causal" : "not causal";
     const auto packed = testing::expect_closed_form_bytes(dev, standard_fwd(true, causal), what);
     const auto plain = testing::expect_closed_form_bytes(dev, standard_fwd(false, causal), what + ", unpacked");
-    auto sum = [](const std::vector<core::KernelResult>& r, core::Tensor t) {
-      core::Bytes read = 0, write = 0;
-      for (const auto& k : r) {
-        read += k.tensors.dram.by_tensor[static_cast<std::size_t>(t)].read;
-        write += k.tensors.dram.by_tensor[static_cast<std::size_t>(t)].write;
-      }
-      return std::pair{read, write};
-    };
     const core::Bytes copy = 2ull * 3 * 300 * 64 * 2;  // B·H·N·d·v
     for (core::Tensor t : {core::Tensor::kQ, core::Tensor::kK, core::Tensor::kV}) {
       EXPECT_EQ(sum(packed, t).first, sum(plain, t).first + copy) << what << " " << core::to_string(t);
@@ -168,14 +171,6 @@ TEST(QkvPacked, BackwardDkCopyReadsDownTheColumns) {
 // drops the mask's backward (its S-sized dS read and write and the mask's bytes).
 TEST(QkvPacked, BackwardClosedFormBytesExactWithTheL2Off) {
   const core::DeviceSpec dev = config::load_device("h100-sxm", {{"l2.capacity_bytes", "0"}});
-  auto sum = [](const std::vector<core::KernelResult>& r, core::Tensor t) {
-    core::Bytes read = 0, write = 0;
-    for (const auto& k : r) {
-      read += k.tensors.dram.by_tensor[static_cast<std::size_t>(t)].read;
-      write += k.tensors.dram.by_tensor[static_cast<std::size_t>(t)].write;
-    }
-    return std::pair{read, write};
-  };
   const core::Bytes copy = 2ull * 3 * 300 * 64 * 2;  // B·H·N·d·v
   for (bool causal : {false, true}) {
     const std::string what = causal ? "causal fwdbwd" : "fwdbwd";
