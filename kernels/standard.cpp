@@ -239,9 +239,9 @@ core::LaunchShape elementwise_shape(std::uint64_t per_head, const core::Workload
 class ElementwiseLaunch : public core::KernelLaunch {
  public:
   ElementwiseLaunch(std::string name, std::vector<Tensor> reads, Tensor write, const core::Workload& w,
-                    std::uint64_t rows, std::uint64_t cols, std::uint64_t rows_per_cta, bool mask = false)
+                    std::uint64_t rows, std::uint64_t cols, std::uint64_t rows_per_cta, core::Bytes mask_bytes = 0)
       : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w), rows_(rows), cols_(cols),
-        per_(std::max<std::uint64_t>(1, rows_per_cta)), mask_(mask) {}
+        per_(std::max<std::uint64_t>(1, rows_per_cta)), mask_bytes_(mask_bytes) {}
   std::string name() const override { return name_; }
   core::LaunchShape shape() const override { return elementwise_shape(core::ceil_div(rows_, per_), w_); }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
@@ -251,7 +251,8 @@ class ElementwiseLaunch : public core::KernelLaunch {
     const std::uint64_t rows = std::min(per_, rows_ - row0);
     for (Tensor t : reads_)
       out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, rows_, cols_, w_.value_bytes(), row0, rows, 0, cols_));
-    if (mask_) out.push_back(TensorLayout::tile(OpKind::kLoad, Tensor::kMask, 0, rows_, cols_, 1, row0, rows, 0, cols_));
+    if (mask_bytes_)
+      out.push_back(TensorLayout::tile(OpKind::kLoad, Tensor::kMask, 0, rows_, cols_, mask_bytes_, row0, rows, 0, cols_));
     out.push_back(TensorLayout::count_op(OpKind::kElementwise, rows * cols_));
     out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, rows_, cols_, w_.value_bytes(), row0, rows, 0, cols_));
     return true;
@@ -263,7 +264,51 @@ class ElementwiseLaunch : public core::KernelLaunch {
   Tensor write_;
   core::Workload w_;
   std::uint64_t rows_, cols_, per_;
-  bool mask_;
+  core::Bytes mask_bytes_;  // bytes per value of the [rows, cols] mask it also reads (0: none)
+};
+
+// FlashAttention's benchmark builds its causal mask on every call, one [N_q, N_kv] matrix for all
+// heads (attention_pytorch: `torch.triu(torch.full((N, N), -10000.0), 1)` in fp32, then `.to` the
+// scores' dtype): kFull writes the fp32 matrix, kTriu reads it and writes its upper triangle to a
+// new fp32 matrix, kCast reads that and writes the matrix in the scores' dtype, which the mask
+// add then reads (tensor `mask`: the cast at the start of its range, the fp32 matrices after it).
+// `rows_per_cta` rows per 128-thread CTA, one FP32 operation per value.
+class MaskBuildLaunch : public core::KernelLaunch {
+ public:
+  enum class Step { kFull, kTriu, kCast };
+  MaskBuildLaunch(std::string name, Step step, const core::Workload& w)
+      : name_(std::move(name)), step_(step), w_(w),
+        per_(std::max<std::uint64_t>(1, core::ceil_div(1024, w.seq_kv))) {}
+  std::string name() const override { return name_; }
+  core::LaunchShape shape() const override {
+    core::LaunchShape s;
+    s.grid_x = core::ceil_div(w_.seq_q, per_);
+    s.threads_per_cta = 128;
+    s.regs_per_thread = 32;
+    return s;
+  }
+  bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
+    if (step > 0) return false;
+    const std::uint64_t row0 = cta * per_, rows = std::min(per_, w_.seq_q - row0), n = w_.seq_q, m = w_.seq_kv;
+    // fp32 matrices as matrices 1 (full) and 2 (triu) of 4-byte values: past the cast's bytes.
+    auto fp32 = [&](OpKind k, std::uint64_t which) {
+      return TensorLayout::tile(k, Tensor::kMask, which, n, m, 4, row0, rows, 0, m);
+    };
+    if (step_ == Step::kTriu) out.push_back(fp32(OpKind::kLoad, 1));
+    if (step_ == Step::kCast) out.push_back(fp32(OpKind::kLoad, 2));
+    out.push_back(TensorLayout::count_op(OpKind::kElementwise, rows * m));
+    if (step_ == Step::kCast)
+      out.push_back(TensorLayout::tile(OpKind::kStore, Tensor::kMask, 0, n, m, w_.value_bytes(), row0, rows, 0, m));
+    else
+      out.push_back(fp32(OpKind::kStore, step_ == Step::kFull ? 1 : 2));
+    return true;
+  }
+
+ private:
+  std::string name_;
+  Step step_;
+  core::Workload w_;
+  std::uint64_t per_;
 };
 
 // qkv_packed's copy of k to `(b h) d s`: PyTorch's copy kernel for a non-contiguous source
@@ -301,8 +346,9 @@ class TransposeCopyLaunch : public core::KernelLaunch {
 
 // One score-shaped [seq_q, seq_kv] elementwise launch per query head, one row per CTA.
 std::unique_ptr<core::KernelLaunch> score_elementwise(std::string name, std::vector<Tensor> reads, Tensor write,
-                                                      const core::Workload& w, bool mask = false) {
-  return std::make_unique<ElementwiseLaunch>(std::move(name), std::move(reads), write, w, w.seq_q, w.seq_kv, 1, mask);
+                                                      const core::Workload& w, core::Bytes mask_bytes = 0) {
+  return std::make_unique<ElementwiseLaunch>(std::move(name), std::move(reads), write, w, w.seq_q, w.seq_kv, 1,
+                                             mask_bytes);
 }
 
 core::Workload resolve(const core::Workload& in, const core::DeviceSpec& device) {
@@ -440,7 +486,18 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
   p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS, bulk));
   // scale_kernel: `(q @ kᵀ) * scale` scales S by its own elementwise kernel before the mask.
   if (w.scale_kernel) p.launches.push_back(score_elementwise("standard_scale", {Tensor::kS}, Tensor::kS, w));
-  if (causal) p.launches.push_back(score_elementwise("standard_mask", {Tensor::kS}, Tensor::kS, w, true));
+  if (causal && w.qkv_packed) {
+    // The benchmark's mask, built on every call, then added to S (a new tensor of S's size): it
+    // reads S and the mask in S's dtype.
+    p.launches.push_back(std::make_unique<MaskBuildLaunch>("standard_mask_full", MaskBuildLaunch::Step::kFull, w));
+    p.launches.push_back(std::make_unique<MaskBuildLaunch>("standard_mask_triu", MaskBuildLaunch::Step::kTriu, w));
+    // `.to` of a tensor already in the scores' dtype returns it: no cast kernel for fp32 scores.
+    if (w.value_bytes() != 4)
+      p.launches.push_back(std::make_unique<MaskBuildLaunch>("standard_mask_cast", MaskBuildLaunch::Step::kCast, w));
+    p.launches.push_back(score_elementwise("standard_mask", {Tensor::kS}, Tensor::kS, w, w.value_bytes()));
+  } else if (causal) {
+    p.launches.push_back(score_elementwise("standard_mask", {Tensor::kS}, Tensor::kS, w, 1));
+  }
   p.launches.push_back(
       std::make_unique<RowwiseLaunch>("standard_softmax", std::vector<Tensor>{Tensor::kS}, Tensor::kP, w, gpu));
   if (w.qkv_packed) layout_copy("standard_v_copy", Tensor::kV, w.seq_kv);
@@ -458,7 +515,7 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
     // The mask's backward; a packed qkv's mask is the benchmark's additive one, whose gradient
     // passes through without a kernel.
     if (causal && !w.qkv_packed)
-      p.launches.push_back(score_elementwise("standard_bwd_mask", {Tensor::kDS}, Tensor::kDS, w, true));
+      p.launches.push_back(score_elementwise("standard_bwd_mask", {Tensor::kDS}, Tensor::kDS, w, 1));
     // The scale's MulBackward (grad * scale) over dS, after the mask's backward (reverse order).
     if (w.scale_kernel) p.launches.push_back(score_elementwise("standard_bwd_scale", {Tensor::kDS}, Tensor::kDS, w));
     p.launches.push_back(rows(w, "standard_bwd_dq", Tensor::kDS, Tensor::kK, Tensor::kDQ, bulk));

@@ -184,14 +184,28 @@ std::vector<LaunchTraffic> standard(const Workload& causal_w, bool c) {
     out.push_back(elementwise("standard_k_copy", s, {Tensor::kK}, Tensor::kK, s.nkv, s.d));
   }
   out.push_back(gemm_scores("standard_qk", s, w, Tensor::kQ, Tensor::kK, Tensor::kS, c));
-  // A mask kernel also reads the bool [N_q, N_kv] mask, once per query head (one matrix shared by
-  // all; compulsory: once per launch).
-  auto mask = [&](LaunchTraffic l) {
-    l.traffic[Tensor::kMask].read = (c ? 1 : s.bh()) * s.nq * s.nkv;
+  // A mask kernel also reads the [N_q, N_kv] mask, once per query head (one matrix shared by all;
+  // compulsory: once per launch): bool, or with a packed qkv the benchmark's mask in S's dtype.
+  auto mask = [&](LaunchTraffic l, Bytes bytes = 1) {
+    l.traffic[Tensor::kMask].read = (c ? 1 : s.bh()) * s.nq * s.nkv * bytes;
+    return l;
+  };
+  // The packed benchmark builds its mask on every call: fp32 full, fp32 triu, the cast to S's dtype.
+  auto build = [&](const char* name, Bytes read, Bytes write) {
+    LaunchTraffic l = launch(name);
+    l.traffic[Tensor::kMask].read = s.nq * s.nkv * read;
+    l.traffic[Tensor::kMask].write = s.nq * s.nkv * write;
     return l;
   };
   if (w.scale_kernel) out.push_back(elementwise("standard_scale", s, {Tensor::kS}, Tensor::kS, s.nq, s.nkv));
-  if (causal_w.causal) out.push_back(mask(elementwise("standard_mask", s, {Tensor::kS}, Tensor::kS, s.nq, s.nkv)));
+  if (causal_w.causal && w.qkv_packed) {
+    out.push_back(build("standard_mask_full", 0, 4));
+    out.push_back(build("standard_mask_triu", 4, 4));
+    if (s.v != 4) out.push_back(build("standard_mask_cast", 4, s.v));
+    out.push_back(mask(elementwise("standard_mask", s, {Tensor::kS}, Tensor::kS, s.nq, s.nkv), s.v));
+  } else if (causal_w.causal) {
+    out.push_back(mask(elementwise("standard_mask", s, {Tensor::kS}, Tensor::kS, s.nq, s.nkv)));
+  }
   out.push_back(rowwise("standard_softmax", s, w, {Tensor::kS}, Tensor::kP));
   if (w.qkv_packed) out.push_back(elementwise("standard_v_copy", s, {Tensor::kV}, Tensor::kV, s.nkv, s.d));
   out.push_back(gemm_rows("standard_pv", s, w, Tensor::kP, Tensor::kV, Tensor::kO, c));

@@ -96,8 +96,14 @@ TEST(QkvPacked, KCopyReadsDownTheColumnsOfK) {
 TEST(QkvPacked, CopiesQAndKBeforeQkAndVBeforePv) {
   const core::DeviceSpec h100 = config::load_device("h100-sxm");
   EXPECT_EQ(launch_names(make_program(standard_fwd(true, true), h100)),
-            (std::vector<std::string>{"standard_q_copy", "standard_k_copy", "standard_qk", "standard_mask",
-                                      "standard_softmax", "standard_v_copy", "standard_pv"}));
+            (std::vector<std::string>{"standard_q_copy", "standard_k_copy", "standard_qk", "standard_mask_full",
+                                      "standard_mask_triu", "standard_mask_cast", "standard_mask", "standard_softmax",
+                                      "standard_v_copy", "standard_pv"}));
+  core::Workload fp32 = standard_fwd(true, true);
+  fp32.dtype = core::DType::kFp32;  // `.to` the scores' own dtype: no cast kernel
+  const auto names = launch_names(make_program(fp32, h100));
+  EXPECT_EQ(std::find(names.begin(), names.end(), "standard_mask_cast"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "standard_mask_triu"), names.end());
   EXPECT_EQ(launch_names(make_program(standard_fwd(false, false), h100)),
             (std::vector<std::string>{"standard_qk", "standard_softmax", "standard_pv"}));
 }
@@ -116,6 +122,14 @@ TEST(QkvPacked, ClosedFormBytesExactWithTheL2Off) {
       EXPECT_EQ(sum(packed, t).second, sum(plain, t).second + copy) << what << " " << core::to_string(t);
     }
     EXPECT_EQ(sum(packed, core::Tensor::kS), sum(plain, core::Tensor::kS)) << what;
+    // Causal: the benchmark builds its mask (fp32 full: 4 B written per value; triu: 4 read, 4
+    // written; the cast: 4 read, 2 written) and each head's add reads it in fp16; the unpacked mask
+    // kernel reads a bool mask per head.
+    const core::Bytes values = 300ull * 300;
+    const std::pair<core::Bytes, core::Bytes> built{values * (4 + 4 + 2 * 3 * 2), values * (4 + 4 + 2)};
+    const std::pair<core::Bytes, core::Bytes> none{};
+    EXPECT_EQ(sum(packed, core::Tensor::kMask), causal ? built : none) << what;
+    EXPECT_EQ(sum(plain, core::Tensor::kMask).first, causal ? values * 2 * 3 : 0) << what;
   }
 }
 
