@@ -471,16 +471,17 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
   // cuBLAS on sm_90 loads GEMM operands with TMA bulk copies (kernels.csv: nvjet kernels).
   const bool gpu = device.kind == core::DeviceKind::kGpu;
   const bool bulk = gpu && device.compute_capability >= 90;
-  // qkv_packed (FlashAttention's benchmark attention_pytorch): einops' rearranges copy q to
-  // (b h) t d and k to (b h) d s before baddbmm, and the einsum's bmm copies v to (b h) s d
-  // before P V; copies of head_dim-wide rows (k's transposed destination: the same bytes). Also
-  // the backward's elementwise kernels over [N, d] gradients.
-  auto layout_copy = [&](const char* name, Tensor t, std::uint64_t rows) {
+  // An elementwise kernel over one [rows, head_dim] tensor per head, in place: the layout copies
+  // and the backward's scale and stack kernels. qkv_packed (FlashAttention's benchmark
+  // attention_pytorch): einops' rearranges copy q to (b h) t d and k to (b h) d s before baddbmm,
+  // and the einsum's bmm copies v to (b h) s d before P V (k's transposed destination: its own
+  // launch, the same bytes).
+  auto head_rows = [&](const char* name, Tensor t, std::uint64_t rows) {
     p.launches.push_back(std::make_unique<ElementwiseLaunch>(name, std::vector<Tensor>{t}, t, w, rows, w.head_dim,
                                                              core::ceil_div(1024, w.head_dim)));
   };
   if (w.qkv_packed) {
-    layout_copy("standard_q_copy", Tensor::kQ, w.seq_q);
+    head_rows("standard_q_copy", Tensor::kQ, w.seq_q);
     p.launches.push_back(std::make_unique<TransposeCopyLaunch>("standard_k_copy", Tensor::kK, w, w.seq_kv));
   }
   p.launches.push_back(scores(w, "standard_qk", Tensor::kQ, Tensor::kK, Tensor::kS, bulk));
@@ -500,7 +501,7 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
   }
   p.launches.push_back(
       std::make_unique<RowwiseLaunch>("standard_softmax", std::vector<Tensor>{Tensor::kS}, Tensor::kP, w, gpu));
-  if (w.qkv_packed) layout_copy("standard_v_copy", Tensor::kV, w.seq_kv);
+  if (w.qkv_packed) head_rows("standard_v_copy", Tensor::kV, w.seq_kv);
   p.launches.push_back(rows(w, "standard_pv", Tensor::kP, Tensor::kV, Tensor::kO, bulk));
   if (w.pass == core::Pass::kFwdBwd) {
     // Autograd order (derivatives.yaml, bmm: `self` then `mat2`): dP = dO Vᵀ before dV = Pᵀ dO,
@@ -521,19 +522,19 @@ core::TileProgram make_standard(const core::Workload& workload, const core::Devi
     p.launches.push_back(rows(w, "standard_bwd_dq", Tensor::kDS, Tensor::kK, Tensor::kDQ, bulk));
     // qkv_packed: baddbmm's alpha multiplies each operand's gradient by its own kernel
     // (derivatives.yaml, baddbmm: maybe_multiply(grad.bmm(...), alpha)).
-    if (w.qkv_packed) layout_copy("standard_bwd_dq_scale", Tensor::kDQ, w.seq_q);
+    if (w.qkv_packed) head_rows("standard_bwd_dq_scale", Tensor::kDQ, w.seq_q);
     p.launches.push_back(keys(w, "standard_bwd_dk", Tensor::kDS, Tensor::kQ, Tensor::kDK, bulk));
     if (w.qkv_packed) {
-      layout_copy("standard_bwd_dk_scale", Tensor::kDK, w.seq_kv);
+      head_rows("standard_bwd_dk_scale", Tensor::kDK, w.seq_kv);
       // unbind's backward stacks dq, dk, dv into the packed gradient: a 5-D cat copies each input
       // by its own copy kernel (Shape.cu, cat_out_cuda); dk arrives as [d, s] and is read down
       // its columns, as k's forward copy.
-      layout_copy("standard_bwd_dq_copy", Tensor::kDQ, w.seq_q);
+      head_rows("standard_bwd_dq_copy", Tensor::kDQ, w.seq_q);
       p.launches.push_back(std::make_unique<TransposeCopyLaunch>("standard_bwd_dk_copy", Tensor::kDK, w, w.seq_kv));
-      layout_copy("standard_bwd_dv_copy", Tensor::kDV, w.seq_kv);
+      head_rows("standard_bwd_dv_copy", Tensor::kDV, w.seq_kv);
     } else {
       // AccumulateGrad: dK arrives as the transpose of d(Kᵀ) and is cloned into K's layout.
-      layout_copy("standard_bwd_dk_copy", Tensor::kDK, w.seq_kv);
+      head_rows("standard_bwd_dk_copy", Tensor::kDK, w.seq_kv);
     }
   }
   return p;
