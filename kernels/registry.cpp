@@ -120,6 +120,12 @@ void standard_grid(std::vector<core::Workload>& out) {
   scaled.kv_heads = 1;
   scaled.pass = core::Pass::kFwdBwd;
   out.push_back(scaled);
+  // PyTorch before 2.4: rows of more than 1024 values through the three-pass block kernels.
+  core::Workload old = out[first];
+  old.pytorch = "2.3";
+  old.seq_q = old.seq_kv = 1100;
+  old.pass = core::Pass::kFwdBwd;
+  out.push_back(old);
 }
 void flash1_grid(std::vector<core::Workload>& out) { attention_grid("flash1", false, out); }
 void flash2_grid(std::vector<core::Workload>& out) {
@@ -208,7 +214,7 @@ void flash_decode_grid(std::vector<core::Workload>& out) {
 const std::vector<KernelEntry>& kernel_registry() {
   static const std::vector<KernelEntry> table = {
       {"standard", &make_standard, "textbook attention: GEMM S=QK^T, row softmax, GEMM O=PV",
-       &core::standard_traffic, &run_functional, &standard_grid, {ATTENTION_KEYS, "block_k", "gemm_cluster", "gemm_ws", "qkv_packed", "scale_kernel"},
+       &core::standard_traffic, &run_functional, &standard_grid, {ATTENTION_KEYS, "block_k", "gemm_cluster", "gemm_ws", "qkv_packed", "scale_kernel", "pytorch"},
        false, true, {"standard", "std"}},
       {"flash1", &make_flash1, "FlashAttention Algorithm 1: outer loop over K/V blocks", &core::flash1_traffic,
        &run_functional, &flash1_grid, {ATTENTION_KEYS, "sram_bytes"}, false, false, {"flash1"}},

@@ -55,6 +55,11 @@ struct RowKernelShape {
   std::uint64_t mufu_per_value = 2;
   std::uint64_t load_round_trips = 1;  // dependent DRAM round trips of a warp's loads of its row
   double chain = 0;                    // cycles one warp needs for its row's instructions, alone
+  // The three-pass block kernel (PyTorch before 2.4): warp 0's instructions per row besides every
+  // thread's (its block reductions' second stage), and the 16-byte vectors each thread moves per
+  // pass; passes 2 and 3 read the row again, one vector after the other (0: one pass).
+  std::uint64_t instructions_per_row = 0;
+  std::uint64_t reread_vectors = 0;
 };
 
 // chain.py's readings of the analogs (softmax_analogs.cu) at `per_thread` values per thread, and
@@ -71,9 +76,37 @@ ChainPoint chain_at(std::initializer_list<ChainPoint> table, double per_thread) 
   return {per_thread, a->round_trips + f * (b->round_trips - a->round_trips), a->chain + f * (b->chain - a->chain)};
 }
 
-RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes) {
+RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes, bool three_pass) {
   RowKernelShape k;
   ChainPoint c;
+  if (three_pass) {
+    // cunn_SoftMaxForward of PyTorch before 2.4, launched with SoftMax_getBlockSize(ILP, cols):
+    // ILP = 16 B / value, cols / ILP threads halved, rounded up to a power of two, 32 … 512. Three
+    // passes over the row in global memory (max; sum of exp; exp / sum and the store), each
+    // thread moving 16-byte vectors; block reductions through shared memory (block.x floats).
+    // The analog `row_softmax_block` (softmax_analogs.cu; dynamic.py, chain.py): 36.9 executed
+    // instructions per value (3 MUFU), 43 per row and thread, warp 0 267 more per row; 32 / 40
+    // registers at 16 / 32 values per thread. Below 16 values per thread, the 16-value readings.
+    const std::uint64_t ilp = std::max<std::uint64_t>(1, 16 / value_bytes);
+    std::uint64_t most = std::min<std::uint64_t>(cols / ilp, 1024);
+    if (ilp > 1) most /= 2;
+    std::uint64_t t = 1;
+    while (t < most) t *= 2;
+    k.rows_per_cta = 1;
+    k.threads = static_cast<std::uint32_t>(std::max<std::uint64_t>(t, 32));
+    k.smem = k.threads * 4;
+    const double per_thread = static_cast<double>(core::ceil_div(cols, k.threads));
+    k.regs = per_thread <= 16 ? 32 : 40;
+    k.instructions_per_value = 37;
+    k.instructions_per_row_thread = 43;
+    k.instructions_per_row = 32 * 267;
+    k.mufu_per_value = 3;
+    k.reread_vectors = core::ceil_div(core::ceil_div(cols, k.threads) * value_bytes, 16);
+    c = chain_at({{16, 5, 3225}, {32, 9, 5196}}, per_thread);
+    k.load_round_trips = 1;
+    k.chain = c.chain;
+    return k;
+  }
   if (cols * value_bytes <= 4096) {
     k.regs = cols <= 1024 ? 48 : 80;  // kernels.csv: 48 (log2 10), 80 (log2 11)
     // softmax_warp_forward holds next_power_of_two(cols) / 32 values per lane.
@@ -124,7 +157,8 @@ class RowwiseLaunch : public core::KernelLaunch {
   // scratchpad device the row work is counted in FP32 operations on its vector unit.
   RowwiseLaunch(std::string name, std::vector<Tensor> reads, Tensor write, const core::Workload& w, bool gpu)
       : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w),
-        k_(row_kernel_shape(w.seq_kv, w.value_bytes())), gpu_(gpu) {}
+        three_pass_(core::softmax_three_pass(w, w.seq_kv, w.value_bytes())),
+        k_(row_kernel_shape(w.seq_kv, w.value_bytes(), three_pass_)), gpu_(gpu) {}
   std::string name() const override { return name_; }
   core::LaunchShape shape() const override {
     core::LaunchShape s;
@@ -147,8 +181,14 @@ class RowwiseLaunch : public core::KernelLaunch {
     }
     for (std::uint64_t q = row0; q < row0 + rows; ++q) {
       const std::uint64_t cols = columns(q);
-      for (Tensor t : reads_)
+      auto load = [&](Tensor t) {
         out.push_back(TensorLayout::tile(OpKind::kLoad, t, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
+      };
+      // The three-pass kernels read their first input again: the forward's S twice more, the
+      // backward's gradient (dP∘P) once more, after its sum (cunn_SoftMaxBackward).
+      if (three_pass_ && reads_.size() == 2) load(reads_[1]);
+      for (Tensor t : reads_) load(t);
+      if (three_pass_ && reads_.size() == 1) load(reads_[0]), load(reads_[0]);
       out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));
       if (reads_.size() == 1) out.push_back(TensorLayout::count_op(OpKind::kExp, cols));
       out.push_back(TensorLayout::tile(OpKind::kStore, write_, bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q, 1, 0, cols));
@@ -179,12 +219,28 @@ class RowwiseLaunch : public core::KernelLaunch {
     std::uint64_t issue = 0, mufu = 0;
     for (std::uint64_t q = row0; q < row0 + rows; ++q) {
       const std::uint64_t cols = columns(q);
-      issue += (k_.instructions_per_value - k_.mufu_per_value) * cols + k_.instructions_per_row_thread * threads_per_row;
+      issue += (k_.instructions_per_value - k_.mufu_per_value) * cols + k_.instructions_per_row_thread * threads_per_row +
+               k_.instructions_per_row;
       mufu += k_.mufu_per_value * cols;
     }
+    // The three-pass kernel's passes 2 and 3 read the row again, one vector of every thread (a
+    // contiguous part of the row) after the other, each after a third of the row's work.
+    const std::uint64_t passes = k_.reread_vectors ? 3 : 1;
+    auto reread = [&] {
+      for (std::uint64_t v = 0; v < k_.reread_vectors; ++v)
+        for (std::uint64_t q = row0; q < row0 + rows; q += group) {
+          const std::uint64_t cols = columns(q), lines = core::ceil_div(cols, per_line);
+          const std::uint64_t c0 = std::min(cols, lines * v / k_.reread_vectors * per_line);
+          const std::uint64_t c1 = std::min(cols, lines * (v + 1) / k_.reread_vectors * per_line);
+          if (c1 > c0)
+            out.push_back(TensorLayout::tile(OpKind::kLoad, reads_[0], bh, w_.seq_q, w_.seq_kv, w_.value_bytes(), q,
+                                             group, c0, c1 - c0));
+        }
+    };
     const std::uint64_t n =
-        std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(k_.chain / kSliceCycles)), 1, kMaxIssueSlices);
+        std::clamp<std::uint64_t>(static_cast<std::uint64_t>(std::ceil(k_.chain / kSliceCycles)), passes, kMaxIssueSlices);
     for (std::uint64_t j = 0; j < n; ++j) {
+      if (passes > 1 && j > 0 && (j == n / 3 || j == 2 * n / 3)) reread();
       out.push_back(TensorLayout::count_op(OpKind::kExp, mufu * (j + 1) / n - mufu * j / n));
       core::TileOp op = TensorLayout::count_op(OpKind::kIssue, issue * (j + 1) / n - issue * j / n);
       op.m = static_cast<std::uint32_t>(std::llround(k_.chain / static_cast<double>(n)));
@@ -204,6 +260,7 @@ class RowwiseLaunch : public core::KernelLaunch {
   std::vector<Tensor> reads_;
   Tensor write_;
   core::Workload w_;
+  bool three_pass_;  // PyTorch before 2.4, rows of more than 1024 values (core::softmax_three_pass)
   RowKernelShape k_;
   bool gpu_;
 };

@@ -474,6 +474,7 @@ _KEY_DOC = {
     "gemm_ws": ("", "standard on sm_90+: warp-specialized GEMMs (TMA producer, wgmma consumers); off by default"),
     "scale_kernel": ("", "standard: the scores scaled by their own elementwise kernel ((q @ k^T) * scale), and its backward"),
     "qkv_packed": ("", "standard, forward: q, k, v views of one packed [B, N, 3, H, d] tensor (three layout copies)"),
+    "pytorch": ("", "standard: the PyTorch release whose eager softmax kernels run (2.11 default; before 2.4: the three-pass block kernel)"),
     "gemm_cluster": ("CTAs", "CTAs sharing an operand chunk in the standard kernel's GEMMs"),
     "warps": ("warps", "warps per CTA"),
     "stages": ("", "cp.async pipeline stages"),

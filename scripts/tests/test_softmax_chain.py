@@ -16,11 +16,11 @@ def cpp_tables():
     """{kernel: {values per thread: (round trips, chain)}} from the chain_at({...}) calls, in order."""
     src = open(os.path.join(ROOT, "kernels", "standard.cpp"), encoding="utf-8").read()
     calls = re.findall(r"chain_at\(\{((?:\{\d+, \d+, \d+\},?\s*)+)\}", src)
-    assert len(calls) == 3, "expected the warp, Reg and Smem tables in kernels/standard.cpp"
+    assert len(calls) == 4, "expected the three-pass, warp, Reg and Smem tables in kernels/standard.cpp"
     tables = {}
-    for kernel, body in zip(("row_softmax_warp", "row_softmax_reg", "row_softmax_smem"), calls):
+    for kernel, body in zip(("row_softmax_block", "row_softmax_warp", "row_softmax_reg", "row_softmax_smem"), calls):
         points = re.findall(r"\{(\d+), (\d+), (\d+)\}", body)
-        assert len(points) >= 3, f"{kernel}: table not parsed"
+        assert len(points) >= 2, f"{kernel}: table not parsed"
         tables[kernel] = {int(p): (int(t), int(c)) for p, t, c in points}
     return tables
 
@@ -43,3 +43,4 @@ def test_standard_cpp_tables_are_chain_py_readings(tmp_path):
             assert read.get(kernel, {}).get(per) == value, f"{kernel} at {per} values per thread: standard.cpp {value}, chain.py {read.get(kernel, {}).get(per)}"
     # The sketch prints one lifetime per kernels.csv configuration.
     assert len(re.findall(r"k cycles\s+measured", out)) == 5, out
+

@@ -142,6 +142,7 @@ std::string label(const core::Workload& w) {
   if (w.tma == 1) s << " tma " << w.warps << " warps";
   if (w.qkv_packed) s << " qkv_packed";
   if (w.scale_kernel) s << " scale_kernel";
+  if (w.pytorch != core::kDefaultPytorch) s << " pytorch " << w.pytorch;
   s << (w.causal ? " causal" : "") << (w.pass == core::Pass::kFwdBwd ? " fwdbwd" : "");
   if (w.page_size > 0) s << " page" << w.page_size << " " << core::to_string(w.page_placement);
   if (const std::string k = core::to_string(w.kv_lengths); !k.empty()) s << " kv_lengths " << k;

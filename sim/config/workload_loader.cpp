@@ -240,6 +240,19 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
     m.check(reads_key("qkv_packed") || !w.qkv_packed, "qkv_packed", "is not read by kernel '" + w.kernel + "'");
   if (m.boolean("scale_kernel", w.scale_kernel))
     m.check(reads_key("scale_kernel") || !w.scale_kernel, "scale_kernel", "is not read by kernel '" + w.kernel + "'");
+  if (m.string("pytorch", w.pytorch)) {  // the release whose eager softmax kernels run (standard)
+    const auto r = core::parse_pytorch_release(w.pytorch);
+    m.require(r.has_value(), "pytorch", "expected a PyTorch release such as 2.11 or 2.3, got '" + w.pytorch + "'");
+    if (r) {
+      m.require(*r >= std::make_pair(1, 2), "pytorch",
+                "releases before 1.2 (no one-warp-per-row softmax kernel) are not modelled; got " + w.pytorch);
+      m.require(*r < std::make_pair(2, 4) || *r >= std::make_pair(2, 7), "pytorch",
+                "2.4 to 2.6 are not modelled (their shared-memory softmax for rows of 1025 to 8192 values); "
+                "known: releases 1.2 to 2.3 and from 2.7, got " + w.pytorch);
+    }
+    m.check(reads_key("pytorch") || w.pytorch == core::kDefaultPytorch, "pytorch",
+            "is not read by kernel '" + w.kernel + "'");
+  }
   m.boolean("functional", w.functional);
   m.u64("seed", w.seed);
   read_choice<core::FunctionalInputs>(m, "functional_inputs", w.functional_inputs, &parse_inputs, "normal, outliers");
@@ -465,6 +478,7 @@ std::string workload_to_yaml(const core::Workload& w) {
   if (w.gemm_ws) o << "gemm_ws: true\n";
   if (w.qkv_packed) o << "qkv_packed: true\n";
   if (w.scale_kernel) o << "scale_kernel: true\n";
+  if (w.pytorch != core::kDefaultPytorch) o << "pytorch: \"" << w.pytorch << "\"\n";
   opt("warps", w.warps);
   opt("stages", w.stages);
   if (w.impl != core::KernelImpl::kFa2) o << "impl: " << core::to_string(w.impl) << "\n";

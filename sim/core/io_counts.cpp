@@ -159,6 +159,9 @@ LaunchTraffic rowwise(const std::string& name, const Shape& s, const Workload& w
   LaunchTraffic l = launch(name);
   for (Tensor t : reads) l.traffic[t].read = s.bh() * p.sum_rx * s.v;
   l.traffic[write].write = s.bh() * p.sum_rx * s.v;
+  // PyTorch before 2.4 (softmax_three_pass): the forward reads its row three times, the backward
+  // its gradient (the last input) twice.
+  if (softmax_three_pass(w, s.nkv, s.v)) l.traffic[*(reads.end() - 1)].read *= reads.size() == 1 ? 3 : 2;
   return l;
 }
 

@@ -10,9 +10,33 @@ const std::vector<std::string_view>& workload_keys() {
       "smem_per_cta", "num_splits", "sram_bytes",      "functional",   "seed",       "working_set_bytes",
       "loads",      "programs",     "bytes_per_step",  "total_bytes", "gemm_cluster",
       "stack_frame_bytes", "page_size", "page_placement", "page_seed", "kv_lengths",
-      "impl", "gemm_ws", "qkv_packed", "scale_kernel", "consumer_warpgroups", "pingpong", "intrawg_overlap", "tma", "sim.mode",
+      "impl", "gemm_ws", "qkv_packed", "scale_kernel", "pytorch", "consumer_warpgroups", "pingpong", "intrawg_overlap", "tma", "sim.mode",
       "sim.min_ops", "functional_inputs", "fp8_scales", "incoherent_processing"};
   return keys;
+}
+
+std::optional<std::pair<int, int>> parse_pytorch_release(std::string_view s) {
+  int part[3] = {0, 0, 0}, n = 0, digits = 0;
+  for (char c : s) {
+    if (c >= '0' && c <= '9') {
+      if (++digits > 4) return std::nullopt;
+      part[n] = part[n] * 10 + (c - '0');
+    } else if (c == '.' && digits > 0 && n < 2) {
+      ++n;
+      digits = 0;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (n == 0 || digits == 0) return std::nullopt;
+  return std::make_pair(part[0], part[1]);
+}
+
+bool softmax_three_pass(const Workload& w, std::uint64_t cols, Bytes value_bytes) {
+  const auto r = parse_pytorch_release(w.pytorch);
+  const bool before_2_4 = r && *r < std::make_pair(2, 4);
+  // dispatch_softmax_forward / _backward (one warp per row) take rows of up to 1024 values and 4096 B.
+  return before_2_4 && (cols > 1024 || cols * value_bytes > 4096);
 }
 
 std::string_view to_string(Pass p) { return p == Pass::kFwd ? "fwd" : "fwdbwd"; }

@@ -20,6 +20,8 @@ enum class CtaOrder : std::uint8_t { kRowMajor, kHeadMajor };
 enum class SimMode : std::uint8_t { kFull, kSampled };
 // sim.min_ops: sampled mode simulates a launch of fewer tile ops in full (docs/sampling.md).
 inline constexpr std::uint64_t kDefaultSampledMinOps = std::uint64_t{1} << 17;
+// The PyTorch release of the H200 reference measurements (tests/data/reference): `pytorch`'s default.
+inline constexpr std::string_view kDefaultPytorch = "2.11";
 // Where a paged K/V cache's pages sit in its page pool: in sequence order, or permuted.
 enum class PagePlacement : std::uint8_t { kContiguous, kShuffled };
 // Functional mode's random inputs: N(0,1) entries, or N(0,1) + N(0,100)·Bernoulli(0.001) (the
@@ -71,6 +73,10 @@ struct Workload {
   // (Hugging Face GPT-2), instead of folding the scale into q: an elementwise multiply over S after
   // QKᵀ, and in the backward its MulBackward over dS before the dQ / dK GEMMs.
   bool scale_kernel = false;
+  // standard: the PyTorch release whose eager row-softmax kernels run ("MAJOR.MINOR"; the
+  // reference measurements' 2.11 by default). Releases before 2.4 launch the three-pass block
+  // kernel for rows of more than 1024 values; 2.4 to 2.6 are not modelled (the loader rejects them).
+  std::string pytorch = std::string(kDefaultPytorch);
   std::uint32_t gemm_cluster = 0;  // standard: CTAs per GEMM cluster sharing an operand tile (1, 2); 0 = device's
   std::uint32_t warps = 0;
   std::uint32_t stages = 0;
@@ -122,6 +128,15 @@ struct Workload {
   Bytes value_bytes() const { return bytes_per_value(dtype); }
   std::uint64_t group_size() const { return kv_heads ? heads / kv_heads : 1; }
 };
+
+// A PyTorch release "MAJOR.MINOR" (a patch part is allowed and ignored) as {major, minor}.
+std::optional<std::pair<int, int>> parse_pytorch_release(std::string_view s);
+// Eager softmax kernels of `w.pytorch` (standard): rows of `cols` values of `value_bytes` each
+// run the three-pass cunn_SoftMaxForward / cunn_SoftMaxBackward, which read the row from global
+// memory three times (forward) and the incoming gradient twice (backward), in releases before 2.4
+// (before pull request 122970 added the shared-memory kernel); every other case reads each input
+// once.
+bool softmax_three_pass(const Workload& w, std::uint64_t cols, Bytes value_bytes);
 
 // Every key a workload (YAML, sweep axis, --set) may name besides device.*, listed once:
 // the loaders accept these, the kernels' registry entries name theirs from it. "seq" sets

@@ -35,6 +35,7 @@ Fields workload_fields(const core::Workload& w) {
       {"gemm_ws", w.gemm_ws},
       {"qkv_packed", w.qkv_packed},
       {"scale_kernel", w.scale_kernel},
+      {"pytorch", s(w.pytorch)},
       {"warps", u(w.warps)},
       {"stages", u(w.stages)},
       {"cta_order", s(core::to_string(w.cta_order))},

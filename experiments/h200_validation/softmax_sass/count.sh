@@ -26,6 +26,7 @@ per() {  # kernel-name-prefix small large values-difference
 per row_softmax_warp 32 64
 per row_softmax_reg 4 8
 per row_softmax_smem 16 32
+per row_softmax_block 16 32
 grep -E "registers" "$tmp/ptxas.txt" | sed 's/^/  ptxas: /'
 echo "executed by a warp of a full row:"
 /usr/bin/python3 "$here/dynamic.py" "$tmp/a.cubin" | sed 's/^/  /'

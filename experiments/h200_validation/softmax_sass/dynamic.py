@@ -18,6 +18,7 @@ import struct
 import sys
 
 EXIT, BRA, CALL, BSYNC, BAR, MUFU = 0x94D, 0x947, 0x944, 0x941, 0xB1D, 0x308
+GLOBAL = (0x981, 0x986)  # LDG, STG
 
 
 def sections(path):
@@ -33,6 +34,19 @@ def sections(path):
 
 def opcodes(text):
     return [struct.unpack_from("<Q", text, 16 * k)[0] & 0xFFF for k in range(len(text) // 16)]
+
+
+def warp0_stages(main):
+    """Instructions of the old blockReduce's stages only warp 0 runs (row_softmax_block): a
+    segment between two BARs that branches within its first 12 instructions (`if (threadIdx.x <
+    32)`, `== 0`) and moves no global memory."""
+    bars = [i for i, o in enumerate(main) if o == BAR]
+    n = 0
+    for a, b in zip(bars, bars[1:]):
+        k = next((j for j in range(a + 1, min(a + 13, b)) if main[j] == BRA), None)
+        if k is not None and not any(main[j] in GLOBAL for j in range(a, b)):
+            n += b - k - 1
+    return n
 
 
 def executed(ops):
@@ -64,6 +78,22 @@ def main():
         mufu = (b[1] - a[1]) / (large - small)
         print(f"{kernel}: {a[0]} executed at {small} values per thread, {b[0]} at {large}: "
               f"{per:.2f} per value ({mufu:.0f} MUFU), {a[0] - per * small:.0f} per row and thread")
+    # The three-pass block kernel of releases before 2.4: its reductions' warp-0 stages are
+    # longer (each warp-0 lane adds one warp's 32 values), so they are counted apart: what every
+    # warp executes, and what warp 0 executes besides.
+    code = {}
+    for name, text in sections(sys.argv[1]):
+        for per in (16, 32):
+            if name.startswith(".text.") and "row_softmax_block" in name and f"ILi{per}E" in name:
+                ops = opcodes(text)
+                main_ = ops[:max(i for i, o in enumerate(ops) if o == EXIT) + 1]
+                total, mufu = executed(ops)
+                code[per] = (total - warp0_stages(main_), mufu, warp0_stages(main_))
+    if code:
+        (a, ma, w0), (b, mb, _) = code[16], code[32]
+        per = (b - a) / 16
+        print(f"row_softmax_block: every warp {a} at 16 values per thread, {b} at 32: {per:.2f} per value "
+              f"({(mb - ma) / 16:.0f} MUFU), {a - per * 16:.0f} per row and thread; warp 0 {w0} more")
 
 
 if __name__ == "__main__":
