@@ -52,8 +52,10 @@ IMPLS = {
     # Triton tutorial's FlashAttention as of the paper (July 2024): its block-pointer kernel
     # (cp.async); the tutorial's TMA kernel came later (docs/kernels.md, `tma`).
     "triton": {"kernel": "flash2", "keys": {"impl": "triton", "tma": False}},
-    # PyTorch eager attention as FlashAttention's benchmark runs it (attention_pytorch: packed qkv)
-    "standard": {"kernel": "standard", "keys": {"qkv_packed": True}},
+    # PyTorch eager attention as FlashAttention's benchmark runs it (attention_pytorch: packed qkv),
+    # with the row softmax of PyTorch 2.3, the stable release when the paper was measured (July
+    # 2024): rows of more than 1024 values go through the three-pass block kernel (docs/kernels.md).
+    "standard": {"kernel": "standard", "keys": {"qkv_packed": True, "pytorch": "2.3"}},
     "fa3": {"kernel": "flash3", "keys": {}},                     # FlashAttention-3
 }
 
