@@ -5,7 +5,8 @@
 # per thread, is the code one more value costs. Then dynamic.py: the instructions a warp executes
 # (without the division's slow path and the warp-0 stage of block reductions), per value and per
 # row and thread, the counts kernels/standard.cpp uses; then chain.py: one warp's load round trips
-# and dependent-chain cycles from the instructions' control codes (RowKernelShape's tables).
+# and dependent-chain cycles from the instructions' control codes (RowKernelShape's tables); then
+# pipes.py: each kernel's instructions per value by pipe (ALU, FMA, MUFU) against the issue slots.
 # Usage: count.sh [nvcc]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -32,3 +33,5 @@ echo "executed by a warp of a full row:"
 /usr/bin/python3 "$here/dynamic.py" "$tmp/a.cubin" | sed 's/^/  /'
 echo "one warp alone, from the control codes (chain.py):"
 /usr/bin/python3 "$here/chain.py" "$tmp/a.cubin" --sketch | sed 's/^/  /'
+echo "per value by pipe (pipes.py):"
+/usr/bin/python3 "$here/pipes.py" "$tmp/a.cubin" | sed 's/^/  /'
