@@ -61,8 +61,16 @@ def _value_text(value):
     return str(value)
 
 
+def _set_text(key, value):
+    """`key=value` for a --set override; a release given as a float is refused (2.10 reads as 2.1)."""
+    if key == "pytorch" and isinstance(value, (float, np.floating)):
+        raise TypeError(f"pytorch: give the release as a string, e.g. '{value!r}' or '2.10' "
+                        "(a float cannot tell 2.1 from 2.10)")
+    return f"{key}={_value_text(value)}"
+
+
 def _sets(keys, device_overrides):
-    sets = [f"{k}={_value_text(v)}" for k, v in keys.items() if v is not None]
+    sets = [_set_text(k, v) for k, v in keys.items() if v is not None]
     for k, v in (device_overrides or {}).items():
         k = k if k.startswith("device.") else "device." + k
         sets.append(f"{k}={_value_text(v)}")
@@ -194,7 +202,7 @@ def sweep(spec, jobs=None, out=None, progress=True, resume=False, overrides=None
     else:
         target = os.fspath(out)
     try:
-        sets = [f"{k}={_value_text(v)}" for k, v in (overrides or {}).items()]
+        sets = [_set_text(k, v) for k, v in (overrides or {}).items()]
         summary = _core.sweep(path, text, name, target, int(jobs), bool(progress), _stderr_is_terminal(),
                               bool(resume), f"attnsim.sweep({path or name!r}, jobs={jobs})", sets)
         df = read(target)
@@ -217,7 +225,7 @@ def sweep_plan(spec, overrides=None):
     (``tile_ops`` of a full run, ``ctas``, ``peak_memory_bytes``) and the ``reason`` of each
     impossible one. ``spec`` and ``overrides`` as for sweep(). Raises ConfigError for a bad spec."""
     path, text, name = _spec_source(spec)
-    sets = [f"{k}={_value_text(v)}" for k, v in (overrides or {}).items()]
+    sets = [_set_text(k, v) for k, v in (overrides or {}).items()]
     return pd.DataFrame(_core.sweep_plan(path, text, name, sets))
 
 

@@ -516,3 +516,22 @@ def test_run_sim_mode_equals_cli_set(attnsim, attnsim_bin, check):
     with pytest.raises(attnsim.ConfigError) as e:
         attnsim.run("h200", "flash2", sim_mode="fast", progress=False, **keys)
     check("sim.mode" in str(e.value), f"sim_mode='fast': {e.value}")
+
+
+def test_pytorch_release_is_a_string(attnsim, check):
+    """standard's `pytorch` key: a release string runs (and is stored as given); a float is refused
+    before it reaches the loader (2.10 would read as 2.1); an unmodelled release is a ConfigError."""
+    off = {"l2.capacity_bytes": 0}
+    r = attnsim.run(device="h200", kernel="standard", seq=1100, heads=2, head_dim=64, pytorch="2.3",
+                    device_overrides=off)
+    check(r.workload["pytorch"] == "2.3", f"stored release {r.workload.get('pytorch')!r}")
+    now = attnsim.run(device="h200", kernel="standard", seq=1100, heads=2, head_dim=64, device_overrides=off)
+    check(now.workload["pytorch"] == "2.11", "default release 2.11")
+    s_old = r.tensors.query("tensor == 'S' and level == 'dram' and direction == 'read'")["bytes"].sum()
+    s_now = now.tensors.query("tensor == 'S' and level == 'dram' and direction == 'read'")["bytes"].sum()
+    matrix = 2 * 1100 * 1100 * 2  # H·N²·v
+    check(s_old == s_now + 2 * matrix, f"2.3's three-pass softmax reads S twice more ({s_old} vs {s_now} B, L2 off)")
+    with pytest.raises(TypeError, match="as a string"):
+        attnsim.run(device="h200", kernel="standard", seq=1100, heads=2, head_dim=64, pytorch=2.10)
+    with pytest.raises(attnsim.ConfigError, match="2.4 to 2.6 are not modelled"):
+        attnsim.run(device="h200", kernel="standard", seq=1100, heads=2, head_dim=64, pytorch="2.5")
