@@ -120,12 +120,15 @@ void standard_grid(std::vector<core::Workload>& out) {
   scaled.kv_heads = 1;
   scaled.pass = core::Pass::kFwdBwd;
   out.push_back(scaled);
-  // PyTorch before 2.4: rows of more than 1024 values through the three-pass block kernels.
-  core::Workload old = out[first];
-  old.pytorch = "2.3";
-  old.seq_q = old.seq_kv = 1100;
-  old.pass = core::Pass::kFwdBwd;
-  out.push_back(old);
+  // PyTorch before 2.4: rows of more than 1024 values through the three-pass block kernels; 2.4
+  // to 2.6: the shared-memory forward and the backward reading its gradient twice.
+  for (const char* release : {"2.3", "2.5"}) {
+    core::Workload old = out[first];
+    old.pytorch = release;
+    old.seq_q = old.seq_kv = 1104;
+    old.pass = core::Pass::kFwdBwd;
+    out.push_back(old);
+  }
 }
 void flash1_grid(std::vector<core::Workload>& out) { attention_grid("flash1", false, out); }
 void flash2_grid(std::vector<core::Workload>& out) {

@@ -76,30 +76,44 @@ ChainPoint chain_at(std::initializer_list<ChainPoint> table, double per_thread) 
   return {per_thread, a->round_trips + f * (b->round_trips - a->round_trips), a->chain + f * (b->chain - a->chain)};
 }
 
-RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes, bool three_pass) {
+// The Smem kernel's readings (row_softmax_smem) at `per_thread` values of each thread that holds data.
+ChainPoint smem_chain(double per_thread) {
+  return chain_at({{8, 1, 1706}, {16, 1, 2684}, {32, 1, 4809}, {64, 2, 9134}}, per_thread);
+}
+
+RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes, const core::Workload& w) {
   RowKernelShape k;
   ChainPoint c;
+  const core::SoftmaxEra era = core::softmax_era(w);
+  const bool three_pass = core::softmax_three_pass(w, cols, value_bytes);
   if (three_pass) {
-    // cunn_SoftMaxForward of PyTorch before 2.4, launched with SoftMax_getBlockSize(ILP, cols):
-    // ILP = 16 B / value, cols / ILP threads halved, rounded up to a power of two, 32 … 512. Three
-    // passes over the row in global memory (max; sum of exp; exp / sum and the store), each
-    // thread moving 16-byte vectors; block reductions through shared memory (block.x floats).
-    // The analog `row_softmax_block` (softmax_analogs.cu; dynamic.py, chain.py): 36.9 executed
+    // cunn_SoftMaxForward: three passes over the row in global memory (max; sum of exp; exp / sum
+    // and the store), each thread moving 16-byte vectors. Before 2.4 launched with
+    // SoftMax_getBlockSize(ILP, cols) (ILP = 16 B / value, cols / ILP threads halved, rounded up
+    // to a power of two, 32 … 512) and block reductions through shared memory (block.x floats);
+    // the analog `row_softmax_block` (softmax_analogs.cu; dynamic.py, chain.py): 36.9 executed
     // instructions per value (3 MUFU), 43 per row and thread, warp 0 267 more per row; 32 / 40
-    // registers at 16 / 32 values per thread. Below 16 values per thread, the 16-value readings.
-    const std::uint64_t ilp = std::max<std::uint64_t>(1, 16 / value_bytes);
-    std::uint64_t most = std::min<std::uint64_t>(cols / ilp, 1024);
-    if (ilp > 1) most /= 2;
+    // registers at 16 / 32 values per thread (below 16 values per thread, the 16-value readings).
+    // In 2.4 to 2.6, for rows that do not fit the shared-memory kernel: SoftMaxForward_getBlockSize
+    // threads (1024) and warp-shuffle reductions (the Smem kernel's 64 per row and thread).
     std::uint64_t t = 1;
-    while (t < most) t *= 2;
+    if (era == core::SoftmaxEra::kBefore24) {
+      const std::uint64_t ilp = std::max<std::uint64_t>(1, 16 / value_bytes);
+      std::uint64_t most = std::min<std::uint64_t>(cols / ilp, 1024);
+      if (ilp > 1) most /= 2;
+      while (t < most) t *= 2;
+      k.instructions_per_row_thread = 43;
+      k.instructions_per_row = 32 * 267;
+    } else {
+      t = core::ceil_div(std::min<std::uint64_t>(cols, 1024), 32) * 32;
+      k.instructions_per_row_thread = 64;
+    }
     k.rows_per_cta = 1;
     k.threads = static_cast<std::uint32_t>(std::max<std::uint64_t>(t, 32));
     k.smem = k.threads * 4;
     const double per_thread = static_cast<double>(core::ceil_div(cols, k.threads));
     k.regs = per_thread <= 16 ? 32 : 40;
     k.instructions_per_value = 37;
-    k.instructions_per_row_thread = 43;
-    k.instructions_per_row = 32 * 267;
     k.mufu_per_value = 3;
     k.reread_vectors = core::ceil_div(core::ceil_div(cols, k.threads) * value_bytes, 16);
     c = chain_at({{16, 5, 3225}, {32, 9, 5196}}, per_thread);
@@ -107,7 +121,28 @@ RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes, boo
     k.chain = c.chain;
     return k;
   }
-  if (cols * value_bytes <= 4096) {
+  const bool warp_row = era == core::SoftmaxEra::kFrom27 ? cols * value_bytes <= 4096 : cols <= 1024 && cols * value_bytes <= 4096;
+  if (era == core::SoftmaxEra::k24To26 && !warp_row) {
+    // 2.4 to 2.6 (pull request 122970): cunn_SoftMaxForwardSmem for rows that fit its 48 KiB,
+    // SoftMaxForward_getBlockSize(cols) threads (cols rounded up to whole warps, at most 1024),
+    // launched with all of sharedMemPerBlock (49,152 B) as its dynamic shared memory; every thread
+    // holding data moves 16-byte vectors of 8 values (below 8192 fp16 values, cols / 8 threads
+    // hold one each, the rest take part in the reductions). The Smem analog's counts and chain at
+    // the values each such thread holds (row_softmax_smem<8> for one vector).
+    k.rows_per_cta = 1;
+    k.threads = static_cast<std::uint32_t>(core::ceil_div(std::min<std::uint64_t>(cols, 1024), 32) * 32);
+    k.smem = 49152;
+    k.regs = 32;
+    k.instructions_per_value = 37;
+    k.instructions_per_row_thread = 64;
+    k.mufu_per_value = 3;
+    const std::uint64_t per_vector = std::max<std::uint64_t>(1, 16 / value_bytes);
+    c = smem_chain(static_cast<double>(core::ceil_div(core::ceil_div(cols, per_vector), k.threads) * per_vector));
+    k.load_round_trips = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(c.round_trips)));
+    k.chain = c.chain;
+    return k;
+  }
+  if (warp_row) {
     k.regs = cols <= 1024 ? 48 : 80;  // kernels.csv: 48 (log2 10), 80 (log2 11)
     // softmax_warp_forward holds next_power_of_two(cols) / 32 values per lane.
     std::uint64_t lane = 1;
@@ -132,7 +167,7 @@ RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes, boo
       k.instructions_per_value = 37;
       k.instructions_per_row_thread = 64;
       k.mufu_per_value = 3;
-      c = chain_at({{16, 1, 2684}, {32, 1, 4809}, {64, 2, 9134}}, per_thread);
+      c = smem_chain(std::max(16.0, per_thread));  // rows of more than 8192 values: 16 or more per thread
     }
   }
   k.load_round_trips = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(c.round_trips)));
@@ -158,7 +193,8 @@ class RowwiseLaunch : public core::KernelLaunch {
   RowwiseLaunch(std::string name, std::vector<Tensor> reads, Tensor write, const core::Workload& w, bool gpu)
       : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w),
         three_pass_(core::softmax_three_pass(w, w.seq_kv, w.value_bytes())),
-        k_(row_kernel_shape(w.seq_kv, w.value_bytes(), three_pass_)), gpu_(gpu) {}
+        backward_rereads_(core::softmax_backward_rereads(w, w.seq_kv, w.value_bytes())),
+        k_(row_kernel_shape(w.seq_kv, w.value_bytes(), w)), gpu_(gpu) {}
   std::string name() const override { return name_; }
   core::LaunchShape shape() const override {
     core::LaunchShape s;
@@ -186,7 +222,7 @@ class RowwiseLaunch : public core::KernelLaunch {
       };
       // The three-pass kernels read their first input again: the forward's S twice more, the
       // backward's gradient (dP∘P) once more, after its sum (cunn_SoftMaxBackward).
-      if (three_pass_ && reads_.size() == 2) load(reads_[1]);
+      if (backward_rereads_ && reads_.size() == 2) load(reads_[1]);
       for (Tensor t : reads_) load(t);
       if (three_pass_ && reads_.size() == 1) load(reads_[0]), load(reads_[0]);
       out.push_back(TensorLayout::count_op(OpKind::kElementwise, 3 * cols * reads_.size()));
@@ -260,7 +296,8 @@ class RowwiseLaunch : public core::KernelLaunch {
   std::vector<Tensor> reads_;
   Tensor write_;
   core::Workload w_;
-  bool three_pass_;  // PyTorch before 2.4, rows of more than 1024 values (core::softmax_three_pass)
+  bool three_pass_;        // the forward reads its row three times (core::softmax_three_pass)
+  bool backward_rereads_;  // the backward reads its gradient twice (core::softmax_backward_rereads)
   RowKernelShape k_;
   bool gpu_;
 };

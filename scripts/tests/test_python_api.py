@@ -520,7 +520,7 @@ def test_run_sim_mode_equals_cli_set(attnsim, attnsim_bin, check):
 
 def test_pytorch_release_is_a_string(attnsim, check):
     """standard's `pytorch` key: a release string runs (and is stored as given); a float is refused
-    before it reaches the loader (2.10 would read as 2.1); an unmodelled release is a ConfigError."""
+    before it reaches the loader (2.10 would read as 2.1); a release before 1.2 is a ConfigError."""
     off = {"l2.capacity_bytes": 0}
     r = attnsim.run(device="h200", kernel="standard", seq=1100, heads=2, head_dim=64, pytorch="2.3",
                     device_overrides=off)
@@ -533,5 +533,5 @@ def test_pytorch_release_is_a_string(attnsim, check):
     check(s_old == s_now + 2 * matrix, f"2.3's three-pass softmax reads S twice more ({s_old} vs {s_now} B, L2 off)")
     with pytest.raises(TypeError, match="as a string"):
         attnsim.run(device="h200", kernel="standard", seq=1100, heads=2, head_dim=64, pytorch=2.10)
-    with pytest.raises(attnsim.ConfigError, match="2.4 to 2.6 are not modelled"):
-        attnsim.run(device="h200", kernel="standard", seq=1100, heads=2, head_dim=64, pytorch="2.5")
+    with pytest.raises(attnsim.ConfigError, match="releases before 1.2"):
+        attnsim.run(device="h200", kernel="standard", seq=1100, heads=2, head_dim=64, pytorch="1.1")

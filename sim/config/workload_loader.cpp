@@ -246,9 +246,6 @@ core::Workload parse_workload_node(const YAML::Node& node, YamlReader& reader) {
     if (r) {
       m.require(*r >= std::make_pair(1, 2), "pytorch",
                 "releases before 1.2 (no one-warp-per-row softmax kernel) are not modelled; got " + w.pytorch);
-      m.require(*r < std::make_pair(2, 4) || *r >= std::make_pair(2, 7), "pytorch",
-                "2.4 to 2.6 are not modelled (their shared-memory softmax for rows of 1025 to 8192 values); "
-                "known: releases 1.2 to 2.3 and from 2.7, got " + w.pytorch);
     }
     m.check(reads_key("pytorch") || w.pytorch == core::kDefaultPytorch, "pytorch",
             "is not read by kernel '" + w.kernel + "'");

@@ -159,9 +159,10 @@ LaunchTraffic rowwise(const std::string& name, const Shape& s, const Workload& w
   LaunchTraffic l = launch(name);
   for (Tensor t : reads) l.traffic[t].read = s.bh() * p.sum_rx * s.v;
   l.traffic[write].write = s.bh() * p.sum_rx * s.v;
-  // PyTorch before 2.4 (softmax_three_pass): the forward reads its row three times, the backward
-  // its gradient (the last input) twice.
-  if (softmax_three_pass(w, s.nkv, s.v)) l.traffic[*(reads.end() - 1)].read *= reads.size() == 1 ? 3 : 2;
+  // PyTorch's three-pass forward reads its row three times (softmax_three_pass); before 2.7 the
+  // backward reads its gradient (the last input) twice (softmax_backward_rereads).
+  if (reads.size() == 1 && softmax_three_pass(w, s.nkv, s.v)) l.traffic[*reads.begin()].read *= 3;
+  if (reads.size() == 2 && softmax_backward_rereads(w, s.nkv, s.v)) l.traffic[*(reads.end() - 1)].read *= 2;
   return l;
 }
 

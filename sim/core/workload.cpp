@@ -1,5 +1,7 @@
 #include "sim/core/workload.h"
 
+#include <algorithm>
+
 namespace attnsim::core {
 
 const std::vector<std::string_view>& workload_keys() {
@@ -32,11 +34,31 @@ std::optional<std::pair<int, int>> parse_pytorch_release(std::string_view s) {
   return std::make_pair(part[0], part[1]);
 }
 
-bool softmax_three_pass(const Workload& w, std::uint64_t cols, Bytes value_bytes) {
+SoftmaxEra softmax_era(const Workload& w) {
   const auto r = parse_pytorch_release(w.pytorch);
-  const bool before_2_4 = r && *r < std::make_pair(2, 4);
-  // dispatch_softmax_forward / _backward (one warp per row) take rows of up to 1024 values and 4096 B.
-  return before_2_4 && (cols > 1024 || cols * value_bytes > 4096);
+  if (!r || *r >= std::make_pair(2, 7)) return SoftmaxEra::kFrom27;
+  return *r < std::make_pair(2, 4) ? SoftmaxEra::kBefore24 : SoftmaxEra::k24To26;
+}
+
+namespace {
+// dispatch_softmax_forward / _backward (one warp per row) before 2.7: up to 1024 values and 4096 B.
+bool warp_row_before_27(std::uint64_t cols, Bytes value_bytes) { return cols <= 1024 && cols * value_bytes <= 4096; }
+}  // namespace
+
+bool softmax_fits_smem_48k(std::uint64_t cols, Bytes value_bytes) {
+  const std::uint64_t warps = (std::min<std::uint64_t>(cols, 1024) + 31) / 32;
+  const Bytes vector = value_bytes ? std::max<Bytes>(1, 16 / value_bytes) : 1;
+  return value_bytes > 0 && cols * value_bytes + warps * 4 < 49152 && cols % vector == 0;
+}
+
+bool softmax_three_pass(const Workload& w, std::uint64_t cols, Bytes value_bytes) {
+  const SoftmaxEra era = softmax_era(w);
+  if (era == SoftmaxEra::kFrom27 || warp_row_before_27(cols, value_bytes)) return false;
+  return era == SoftmaxEra::kBefore24 || !softmax_fits_smem_48k(cols, value_bytes);
+}
+
+bool softmax_backward_rereads(const Workload& w, std::uint64_t cols, Bytes value_bytes) {
+  return softmax_era(w) != SoftmaxEra::kFrom27 && !warp_row_before_27(cols, value_bytes);
 }
 
 std::string_view to_string(Pass p) { return p == Pass::kFwd ? "fwd" : "fwdbwd"; }

@@ -74,8 +74,7 @@ struct Workload {
   // QKᵀ, and in the backward its MulBackward over dS before the dQ / dK GEMMs.
   bool scale_kernel = false;
   // standard: the PyTorch release whose eager row-softmax kernels run ("MAJOR.MINOR"; the
-  // reference measurements' 2.11 by default). Releases before 2.4 launch the three-pass block
-  // kernel for rows of more than 1024 values; 2.4 to 2.6 are not modelled (the loader rejects them).
+  // reference measurements' 2.11 by default; softmax_era).
   std::string pytorch = std::string(kDefaultPytorch);
   std::uint32_t gemm_cluster = 0;  // standard: CTAs per GEMM cluster sharing an operand tile (1, 2); 0 = device's
   std::uint32_t warps = 0;
@@ -131,12 +130,22 @@ struct Workload {
 
 // A PyTorch release "MAJOR.MINOR" (a patch part is allowed and ignored) as {major, minor}.
 std::optional<std::pair<int, int>> parse_pytorch_release(std::string_view s);
-// Eager softmax kernels of `w.pytorch` (standard): rows of `cols` values of `value_bytes` each
-// run the three-pass cunn_SoftMaxForward / cunn_SoftMaxBackward, which read the row from global
-// memory three times (forward) and the incoming gradient twice (backward), in releases before 2.4
-// (before pull request 122970 added the shared-memory kernel); every other case reads each input
-// once.
+// The eager row-softmax dispatch of `w.pytorch` (aten/src/ATen/native/cuda/SoftMax.cu). Rows of
+// up to 1024 values (and 4096 B) run one warp per row before 2.7; longer rows run the three-pass
+// cunn_SoftMaxForward before 2.4, cunn_SoftMaxForwardSmem with up to 1024 threads and 48 KiB of
+// shared memory from 2.4 (pull request 122970; the three-pass kernel where the row does not fit),
+// and from 2.7 (pull request 144679) the warp kernel up to 2048 values, cunn_SoftMaxForwardReg up
+// to 8192, then the shared-memory kernel. The backward's cunn_SoftMaxBackward reads its gradient
+// twice for rows over 1024 values before 2.7 (pull request 145866 staged it in shared memory).
+enum class SoftmaxEra : std::uint8_t { kBefore24, k24To26, kFrom27 };
+SoftmaxEra softmax_era(const Workload& w);
+// The forward's kernel reads each row three times (the three-pass kernel).
 bool softmax_three_pass(const Workload& w, std::uint64_t cols, Bytes value_bytes);
+// The backward's softmax kernel reads the incoming gradient twice.
+bool softmax_backward_rereads(const Workload& w, std::uint64_t cols, Bytes value_bytes);
+// 2.4 to 2.6: the row fits cunn_SoftMaxForwardSmem's 48 KiB (sharedMemPerBlock) with its 16-byte
+// vectors and the reductions' floats of SoftMaxForward_getBlockSize's warps.
+bool softmax_fits_smem_48k(std::uint64_t cols, Bytes value_bytes);
 
 // Every key a workload (YAML, sweep axis, --set) may name besides device.*, listed once:
 // the loaders accept these, the kernels' registry entries name theirs from it. "seq" sets

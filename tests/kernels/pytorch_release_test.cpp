@@ -1,6 +1,6 @@
 // standard's `pytorch` key: the eager row softmax of releases before 2.4 (the three-pass block
-// kernels for rows of more than 1024 values), its launch shape and re-reads, their closed-form
-// bytes, and the loader's rules for the key.
+// kernels for rows of more than 1024 values) and of 2.4 to 2.6 (the 48 KiB shared-memory kernel),
+// launch shapes and re-reads, their closed-form bytes, and the loader's rules for the key.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -89,8 +89,43 @@ TEST(PytorchRelease, ClosedFormBytesExactWithTheL2Off) {
   }
 }
 
-// A release string is MAJOR.MINOR[.PATCH]; 2.4 to 2.6 (their shared-memory softmax) and releases
-// before 1.2 are not modelled; only standard reads the key.
+// 2.4 to 2.6: rows that fit 48 KiB run cunn_SoftMaxForwardSmem with up to 1024 threads and all of
+// sharedMemPerBlock, reading the row once; the backward still reads its gradient twice; a row that
+// does not fit (or is not a multiple of the 16-byte vector) runs the three-pass kernel with 1024 threads.
+TEST(PytorchRelease, SharedMemoryKernelOf24To26) {
+  const core::DeviceSpec h100 = config::load_device("h100-sxm");
+  for (auto [seq, threads] : {std::pair<std::uint64_t, std::uint32_t>{1104, 1024}, {2048, 1024}, {16384, 1024}}) {
+    const core::LaunchShape s = softmax(make_program(standard(seq, "2.5"), h100)).shape();
+    EXPECT_EQ(s.threads_per_cta, threads) << seq;
+    EXPECT_EQ(s.smem_dynamic_bytes, 49152u) << seq;
+    EXPECT_EQ(s.grid_x, seq) << seq;
+  }
+  EXPECT_FALSE(core::softmax_three_pass(standard(2048, "2.5"), 2048, 2));
+  EXPECT_TRUE(core::softmax_backward_rereads(standard(2048, "2.5"), 2048, 2));
+  EXPECT_FALSE(core::softmax_backward_rereads(standard(2048, "2.7"), 2048, 2));
+  // 1100 values are not whole 16-byte vectors; 30000 fp16 values do not fit 48 KiB.
+  for (std::uint64_t seq : {1100, 30000}) {
+    EXPECT_TRUE(core::softmax_three_pass(standard(seq, "2.5"), seq, 2)) << seq;
+    EXPECT_EQ(softmax(make_program(standard(seq, "2.5"), h100)).shape().threads_per_cta, 1024u) << seq;
+  }
+  const core::DeviceSpec dev = config::load_device("h100-sxm", {{"l2.capacity_bytes", "0"}});
+  core::Workload mid = standard(1104, "2.5"), now = standard(1104, "2.11");
+  mid.pass = now.pass = core::Pass::kFwdBwd;
+  const auto a = testing::expect_closed_form_bytes(dev, mid, "2.5");
+  const auto b = testing::expect_closed_form_bytes(dev, now, "2.11");
+  ASSERT_EQ(a.size(), b.size());
+  const core::Bytes matrix = 2ull * 1104 * 1104 * 2;
+  const auto s = static_cast<std::size_t>(core::Tensor::kS), dp = static_cast<std::size_t>(core::Tensor::kDP);
+  for (std::size_t l = 0; l < a.size(); ++l) {
+    EXPECT_EQ(a[l].tensors.dram.by_tensor[s].read, b[l].tensors.dram.by_tensor[s].read) << a[l].name;
+    EXPECT_EQ(a[l].tensors.dram.by_tensor[dp].read - b[l].tensors.dram.by_tensor[dp].read,
+              a[l].name == "standard_bwd_softmax" ? matrix : 0)
+        << a[l].name;
+  }
+}
+
+// A release string is MAJOR.MINOR[.PATCH]; releases before 1.2 are not modelled; only standard
+// reads the key.
 TEST(PytorchRelease, LoaderRules) {
   EXPECT_EQ(config::workload_for_kernel("standard", {{"pytorch", "2.3"}}).pytorch, "2.3");
   EXPECT_EQ(config::workload_for_kernel("standard", {{"pytorch", "2.3.1"}}).pytorch, "2.3.1");
@@ -99,7 +134,8 @@ TEST(PytorchRelease, LoaderRules) {
   EXPECT_FALSE(core::softmax_three_pass(standard(2048, "2.10"), 2048, 2));
   EXPECT_FALSE(core::softmax_three_pass(standard(1024, "2.3"), 1024, 2));
   EXPECT_TRUE(core::softmax_three_pass(standard(1025, "1.12"), 1025, 4));
-  for (const char* bad : {"2.5", "2.4", "1.1", "abc", "2", "2.3.", "2..3"}) {
+  EXPECT_EQ(config::workload_for_kernel("standard", {{"pytorch", "2.5"}}).pytorch, "2.5");
+  for (const char* bad : {"1.1", "0.4", "abc", "2", "2.3.", "2..3"}) {
     try {
       config::workload_for_kernel("standard", {{"pytorch", bad}});
       ADD_FAILURE() << bad << " accepted";

@@ -160,6 +160,7 @@ template __global__ void row_softmax_reg<5>(const __half*, __half*, int);
 template __global__ void row_softmax_reg<6>(const __half*, __half*, int);
 template __global__ void row_softmax_reg<7>(const __half*, __half*, int);
 template __global__ void row_softmax_reg<8>(const __half*, __half*, int);
+template __global__ void row_softmax_smem<8>(const __half*, __half*, int);
 template __global__ void row_softmax_smem<16>(const __half*, __half*, int);
 template __global__ void row_softmax_smem<32>(const __half*, __half*, int);
 template __global__ void row_softmax_smem<64>(const __half*, __half*, int);
