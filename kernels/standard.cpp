@@ -81,11 +81,14 @@ ChainPoint smem_chain(double per_thread) {
   return chain_at({{8, 1, 1706}, {16, 1, 2684}, {32, 1, 4809}, {64, 2, 9134}}, per_thread);
 }
 
-RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes, const core::Workload& w) {
+// `backward`: the launch shape of the softmax backward, which before 2.7 is cunn_SoftMaxBackward
+// with SoftMax_getBlockSize threads for rows over 1024 values (its work: RowwiseLaunch::emit_step).
+RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes, const core::Workload& w, bool backward) {
   RowKernelShape k;
   ChainPoint c;
   const core::SoftmaxEra era = core::softmax_era(w);
-  const bool three_pass = core::softmax_three_pass(w, cols, value_bytes);
+  const bool three_pass = backward ? core::softmax_backward_rereads(w, cols, value_bytes)
+                                   : core::softmax_three_pass(w, cols, value_bytes);
   if (three_pass) {
     // cunn_SoftMaxForward: three passes over the row in global memory (max; sum of exp; exp / sum
     // and the store), each thread moving 16-byte vectors. Before 2.4 launched with
@@ -97,7 +100,7 @@ RowKernelShape row_kernel_shape(std::uint64_t cols, core::Bytes value_bytes, con
     // In 2.4 to 2.6, for rows that do not fit the shared-memory kernel: SoftMaxForward_getBlockSize
     // threads (1024) and warp-shuffle reductions (the Smem kernel's 64 per row and thread).
     std::uint64_t t = 1;
-    if (era == core::SoftmaxEra::kBefore24) {
+    if (era == core::SoftmaxEra::kBefore24 || backward) {
       const std::uint64_t ilp = std::max<std::uint64_t>(1, 16 / value_bytes);
       std::uint64_t most = std::min<std::uint64_t>(cols / ilp, 1024);
       if (ilp > 1) most /= 2;
@@ -194,7 +197,7 @@ class RowwiseLaunch : public core::KernelLaunch {
       : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w),
         three_pass_(core::softmax_three_pass(w, w.seq_kv, w.value_bytes())),
         backward_rereads_(core::softmax_backward_rereads(w, w.seq_kv, w.value_bytes())),
-        k_(row_kernel_shape(w.seq_kv, w.value_bytes(), w)), gpu_(gpu) {}
+        k_(row_kernel_shape(w.seq_kv, w.value_bytes(), w, reads_.size() == 2)), gpu_(gpu) {}
   std::string name() const override { return name_; }
   core::LaunchShape shape() const override {
     core::LaunchShape s;

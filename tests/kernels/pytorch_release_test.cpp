@@ -100,6 +100,12 @@ TEST(PytorchRelease, SharedMemoryKernelOf24To26) {
     EXPECT_EQ(s.smem_dynamic_bytes, 49152u) << seq;
     EXPECT_EQ(s.grid_x, seq) << seq;
   }
+  // The backward's cunn_SoftMaxBackward keeps SoftMax_getBlockSize's threads (128 at 2048 values).
+  core::Workload both = standard(2048, "2.5");
+  both.pass = core::Pass::kFwdBwd;
+  const core::TileProgram p = make_program(both, h100);
+  for (const auto& l : p.launches)
+    if (l->name() == "standard_bwd_softmax") EXPECT_EQ(l->shape().threads_per_cta, 128u);
   EXPECT_FALSE(core::softmax_three_pass(standard(2048, "2.5"), 2048, 2));
   EXPECT_TRUE(core::softmax_backward_rereads(standard(2048, "2.5"), 2048, 2));
   EXPECT_FALSE(core::softmax_backward_rereads(standard(2048, "2.7"), 2048, 2));
