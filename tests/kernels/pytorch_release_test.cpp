@@ -33,6 +33,29 @@ const core::KernelLaunch& softmax(const core::TileProgram& p) {
   throw std::runtime_error("no standard_softmax launch");
 }
 
+// fwd+bwd at `seq` with the L2 off under `release` and under 2.11: both exactly their closed
+// forms; the extra DRAM reads of S by standard_softmax and of dP by standard_bwd_softmax are
+// `s_matrices` and `dp_matrices` H·N²·v matrices, and no other launch reads more.
+void expect_extra_reads(std::uint64_t seq, const std::string& release, std::uint64_t s_matrices,
+                        std::uint64_t dp_matrices) {
+  const core::DeviceSpec dev = config::load_device("h100-sxm", {{"l2.capacity_bytes", "0"}});
+  core::Workload old = standard(seq, release), now = standard(seq, "2.11");
+  old.pass = now.pass = core::Pass::kFwdBwd;
+  const auto a = testing::expect_closed_form_bytes(dev, old, release);
+  const auto b = testing::expect_closed_form_bytes(dev, now, "2.11");
+  ASSERT_EQ(a.size(), b.size());
+  const core::Bytes matrix = 2ull * seq * seq * 2;  // H·N²·v
+  const auto s = static_cast<std::size_t>(core::Tensor::kS), dp = static_cast<std::size_t>(core::Tensor::kDP);
+  for (std::size_t l = 0; l < a.size(); ++l) {
+    EXPECT_EQ(a[l].tensors.dram.by_tensor[s].read - b[l].tensors.dram.by_tensor[s].read,
+              a[l].name == "standard_softmax" ? s_matrices * matrix : 0)
+        << release << " " << a[l].name;
+    EXPECT_EQ(a[l].tensors.dram.by_tensor[dp].read - b[l].tensors.dram.by_tensor[dp].read,
+              a[l].name == "standard_bwd_softmax" ? dp_matrices * matrix : 0)
+        << release << " " << a[l].name;
+  }
+}
+
 // SoftMax_getBlockSize(ILP = 8 halves, cols): cols / 8 threads halved, rounded up to a power of
 // two, at most 512; one row per CTA. Rows of up to 1024 values keep the one-warp-per-row kernel
 // (4 rows per 128-thread CTA), and 2.11 keeps its own dispatch.
@@ -72,22 +95,7 @@ TEST(PytorchRelease, ThreePassKernelReadsItsRowThreeTimes) {
 
 // With the L2 off the engine's bytes are the closed form's, which counts S read three times by
 // the forward and the gradient twice by the backward's softmax.
-TEST(PytorchRelease, ClosedFormBytesExactWithTheL2Off) {
-  const core::DeviceSpec dev = config::load_device("h100-sxm", {{"l2.capacity_bytes", "0"}});
-  core::Workload old = standard(1100, "2.3"), now = standard(1100, "2.11");
-  old.pass = now.pass = core::Pass::kFwdBwd;
-  const auto a = testing::expect_closed_form_bytes(dev, old, "2.3");
-  const auto b = testing::expect_closed_form_bytes(dev, now, "2.11");
-  ASSERT_EQ(a.size(), b.size());
-  const core::Bytes matrix = 2ull * 1100 * 1100 * 2;  // H·N²·v
-  for (std::size_t l = 0; l < a.size(); ++l) {
-    const auto s = static_cast<std::size_t>(core::Tensor::kS), dp = static_cast<std::size_t>(core::Tensor::kDP);
-    const core::Bytes extra_s = a[l].tensors.dram.by_tensor[s].read - b[l].tensors.dram.by_tensor[s].read;
-    const core::Bytes extra_dp = a[l].tensors.dram.by_tensor[dp].read - b[l].tensors.dram.by_tensor[dp].read;
-    EXPECT_EQ(extra_s, a[l].name == "standard_softmax" ? 2 * matrix : 0) << a[l].name;
-    EXPECT_EQ(extra_dp, a[l].name == "standard_bwd_softmax" ? matrix : 0) << a[l].name;
-  }
-}
+TEST(PytorchRelease, ClosedFormBytesExactWithTheL2Off) { expect_extra_reads(1100, "2.3", 2, 1); }
 
 // 2.4 to 2.6: rows that fit 48 KiB run cunn_SoftMaxForwardSmem with up to 1024 threads and all of
 // sharedMemPerBlock, reading the row once; the backward still reads its gradient twice; a row that
@@ -114,20 +122,7 @@ TEST(PytorchRelease, SharedMemoryKernelOf24To26) {
     EXPECT_TRUE(core::softmax_three_pass(standard(seq, "2.5"), seq, 2)) << seq;
     EXPECT_EQ(softmax(make_program(standard(seq, "2.5"), h100)).shape().threads_per_cta, 1024u) << seq;
   }
-  const core::DeviceSpec dev = config::load_device("h100-sxm", {{"l2.capacity_bytes", "0"}});
-  core::Workload mid = standard(1104, "2.5"), now = standard(1104, "2.11");
-  mid.pass = now.pass = core::Pass::kFwdBwd;
-  const auto a = testing::expect_closed_form_bytes(dev, mid, "2.5");
-  const auto b = testing::expect_closed_form_bytes(dev, now, "2.11");
-  ASSERT_EQ(a.size(), b.size());
-  const core::Bytes matrix = 2ull * 1104 * 1104 * 2;
-  const auto s = static_cast<std::size_t>(core::Tensor::kS), dp = static_cast<std::size_t>(core::Tensor::kDP);
-  for (std::size_t l = 0; l < a.size(); ++l) {
-    EXPECT_EQ(a[l].tensors.dram.by_tensor[s].read, b[l].tensors.dram.by_tensor[s].read) << a[l].name;
-    EXPECT_EQ(a[l].tensors.dram.by_tensor[dp].read - b[l].tensors.dram.by_tensor[dp].read,
-              a[l].name == "standard_bwd_softmax" ? matrix : 0)
-        << a[l].name;
-  }
+  expect_extra_reads(1104, "2.5", 0, 1);
 }
 
 // A release string is MAJOR.MINOR[.PATCH]; releases before 1.2 are not modelled; only standard
