@@ -1,7 +1,7 @@
-#include <cuda_fp16.h>
 // One-operation kernels whose SASS tells the sm_90 opcode of each instruction the softmax analogs
 // use (pipes.py --identify): each kernel's body repeats one operation 63 times, so its opcode is
 // the one that appears 63 (or 61-64) times besides the loads and stores.
+#include <cuda_fp16.h>
 #define N 64
 extern "C" __global__ void k_fmax(const float* a, float* o) { float x = a[threadIdx.x]; 
 #pragma unroll
