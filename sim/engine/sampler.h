@@ -209,10 +209,9 @@ class Sampler {
   };
   // What makes two CTAs' op streams equal (as far as the counts go).
   struct CtaShape {
-    std::uint64_t steps = 0, first_sig = 0, last_sig = 0, ops = 0;
+    std::uint64_t steps = 0, first_sig = 0, last_sig = 0, ops = 0, wavefronts = 0;
     double flops = 0;
     core::Bytes lsu_bytes = 0;
-    std::uint64_t wavefronts = 0;
     bool operator==(const CtaShape&) const = default;
   };
   struct Slot {
@@ -368,6 +367,8 @@ class Sampler {
   std::uint64_t phantoms_ = 0;
   bool skipped_steps_ = false;  // some step was skipped (and warmed)
   std::vector<core::TileOp> check_ops_;
+  std::uint64_t peek_sig_[2] = {0, 0}, peeked_ = 0;  // start_cta's steps 0-1: equal_cta reads
+  bool peek_end_ = false;                              // their signatures, and that none follows
   // Shared tensors' DRAM reads of CTAs counted as the reference are counted per wave from its
   // sharing groups (CTAs whose first load of the tensor in steps 0-1 has the same address):
   // `fresh` bytes per group the wave before did not have, `cont` per group it had
@@ -386,8 +387,7 @@ class Sampler {
   enum class CtaRole { kSimulated, kRebuild, kSkipped };
   static void reset(Slot& s, std::uint64_t cta, double now);  // a new CTA in the slot
   CtaRole role_of(std::uint64_t cta);
-  // Whether the CTA being checked by start_cta (its emit) has the shape of reference r.
-  template <class Emit>
+  template <class Emit>  // whether the CTA being checked (its emit) has the shape of reference r
   bool equal_cta(Emit& emit, const Reference& r);
   core::TensorTraffic skipped_smem_;
   std::uint64_t ops_simulated_ = 0, ops_skipped_ = 0;

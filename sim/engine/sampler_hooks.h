@@ -97,12 +97,18 @@ template <class Emit>
 bool Sampler::equal_cta(Emit& emit, const Reference& ref) {
   const CtaShape& r = ref.shape;
   if (r.steps == 0) return false;
-  check_ops_.clear();
-  if (!emit(0, check_ops_) || signature(check_ops_) != r.first_sig) return false;
-  check_ops_.clear();
-  if (!emit(r.steps - 1, check_ops_) || signature(check_ops_) != r.last_sig) return false;
-  check_ops_.clear();
-  return !emit(r.steps, check_ops_);
+  std::uint64_t sig = 0;
+  auto step_sig = [&](std::uint64_t step) {  // false: the CTA has no such step
+    if (step < peeked_) return sig = peek_sig_[step], true;
+    if (step == peeked_ && peek_end_) return false;
+    check_ops_.clear();
+    if (!emit(step, check_ops_)) return false;
+    sig = signature(check_ops_);
+    return true;
+  };
+  if (!step_sig(0) || sig != r.first_sig) return false;
+  if (!step_sig(r.steps - 1) || sig != r.last_sig) return false;
+  return !step_sig(r.steps);
 }
 
 template <class Emit>
@@ -110,6 +116,7 @@ bool Sampler::fast_forward(std::uint32_t slot, Emit&& emit) {
   Slot& s = slots_[slot];
   if (!s.ff_pending) return s.ff;
   s.ff_pending = false;
+  peeked_ = 0, peek_end_ = false;
   s.ff = s.warm = equal_cta(emit, ref(s.cta));  // counted as the reference CTA
   if (s.ff) ++fast_forwarded_;
   return s.ff;
@@ -120,10 +127,15 @@ double Sampler::start_cta(std::uint32_t slot, std::uint64_t cta, double now, Emi
   Slot& s = slots_[slot];
   reset(s, cta, now);
   std::uint32_t seen = 0;
-  for (std::uint64_t step = 0; skip_waves_ && step < 2; ++step) {
+  peeked_ = 0, peek_end_ = false;
+  for (std::uint64_t step = 0; skip_waves_ && step < 2; ++step, ++peeked_) {
     check_ops_.clear();
-    if (!emit(step, check_ops_)) break;
+    if (!emit(step, check_ops_)) {
+      peek_end_ = true;
+      break;
+    }
     note_keys(cta, check_ops_, seen);
+    peek_sig_[step] = signature(check_ops_);
   }
   switch (role_of(cta)) {
     case CtaRole::kSimulated:

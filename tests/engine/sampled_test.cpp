@@ -624,6 +624,51 @@ TEST(Sampled, CtasBetweenTheReferenceWavesAndTheSpanFastForward) {
   EXPECT_EQ(b.totals.stats.lsu_bytes, a.totals.stats.lsu_bytes);
 }
 
+// A CTA skipped whole is emitted once per step that its check reads: start_cta emits steps 0 and 1
+// (the sharing keys), and equal_cta takes the first and last steps' signatures and the end of
+// the CTA from them where it can instead of emitting them again. 64 waves of one- and two-step
+// CTAs on the small GPU: every CTA skipped whole has each of its steps emitted once (before,
+// a one-step CTA's step 0 three times, as its first and its last step), simulated CTAs twice.
+class CountedSteps : public StepsLaunch {
+ public:
+  CountedSteps(std::uint64_t ctas, std::uint64_t steps) : StepsLaunch(ctas, 1, steps, 16), calls_(ctas * (steps + 1)), steps_(steps) {}
+  bool emit_group_step(std::uint64_t cta, std::uint32_t group, std::uint64_t step,
+                       std::vector<core::TileOp>& out) const override {
+    ++calls_[cta * (steps_ + 1) + std::min(step, steps_)];
+    return StepsLaunch::emit_group_step(cta, group, step, out);
+  }
+  std::uint64_t calls(std::uint64_t cta, std::uint64_t step) const { return calls_[cta * (steps_ + 1) + step]; }
+
+ private:
+  mutable std::vector<std::uint64_t> calls_;
+  std::uint64_t steps_;
+};
+
+TEST(Sampled, CtasSkippedWholeAreEmittedOncePerStep) {
+  const core::DeviceSpec d = testing::small_gpu();
+  const std::uint64_t per = core::compute_occupancy(d.sm, {128, 64, 0, std::nullopt}).active_blocks * d.sm.count;
+  for (const std::uint64_t steps : {1u, 2u}) {
+    core::TileProgram program;
+    program.launches.push_back(std::make_unique<CountedSteps>(64 * per, steps));
+    const auto& launch = static_cast<const CountedSteps&>(*program.launches[0]);
+    EngineOptions sampled;
+    sampled.sampled = true;
+    sampled.sampled_min_ops = 0;
+    const core::KernelResult r = simulate(d, program, sampled).at(0);
+    ASSERT_GT(r.totals.ctas_skipped, 0u) << steps;
+    const std::uint64_t n = 64 * per;
+    std::vector<std::uint64_t> probed(n, 0);  // Sampler::probe counts the steps of kProbes CTAs first
+    for (std::uint32_t i = 0; i < Sampler::kProbes; ++i) probed[(n - 1) * i / (Sampler::kProbes - 1)] = 1;
+    std::uint64_t once = 0;
+    for (std::uint64_t cta = 0; cta < n; ++cta) {
+      bool each_once = true;
+      for (std::uint64_t step = 0; step < steps; ++step) each_once = each_once && launch.calls(cta, step) == 1 + probed[cta];
+      once += each_once;
+    }
+    EXPECT_EQ(once, r.totals.ctas_skipped) << steps;
+  }
+}
+
 // In a launch of Sampler::kEndSpanWaves waves or more, the CTAs of the reference waves skip the
 // middle of a long run unwarmed, its memory counts extrapolated from its steps since step 128;
 // the run's last steps are warmed until they have brought in 1.5 L2s (Sampler::kTailCover).
