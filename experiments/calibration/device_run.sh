@@ -10,10 +10,11 @@
 #
 # Then the cp.async issue test (kernels/cuda/async_copy_issue.cu), the mma.sync rate
 # (kernels/cuda/mma_sync_rate.cu), on sm_90 wgmma beside MUFU and FFMA (kernels/cuda/wgmma_sfu.cu), and the
-# softmax phases (kernels/cuda/softmax_phases.cu), a few seconds each.
+# softmax phases (kernels/cuda/softmax_phases.cu), a few seconds each, and the SM clock under
+# each kind of load (kernels/cuda/sm_clock.cu, about 3 s).
 # Writes DIR/gpu.txt, DIR/microbench.json, DIR/repeat_1.json .. repeat_3.json,
 # DIR/async_copy_issue_1cta.json, DIR/async_copy_issue_per_sm.json, DIR/mma_sync_rate.json,
-# DIR/wgmma_sfu.json (sm_90), DIR/softmax_phases.json, DIR/log.txt.
+# DIR/wgmma_sfu.json (sm_90), DIR/softmax_phases.json, DIR/sm_clock.json, DIR/log.txt.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$root/experiments/calibration/out"
@@ -61,4 +62,8 @@ fi
 nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_softmax_phases" \
   "$root/kernels/cuda/softmax_phases.cu"
 "$out/attnsim_cuda_softmax_phases" > "$out/softmax_phases.json"
+# The SM clock under issue-, tensor- and HBM-heavy load (docs/accuracy.md, "Open items").
+nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_sm_clock" \
+  "$root/kernels/cuda/sm_clock.cu"
+"$out/attnsim_cuda_sm_clock" > "$out/sm_clock.json"
 echo "done: $out"
