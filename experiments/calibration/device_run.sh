@@ -14,7 +14,8 @@
 # each kind of load (kernels/cuda/sm_clock.cu, about 3 s).
 # Writes DIR/gpu.txt, DIR/microbench.json, DIR/repeat_1.json .. repeat_3.json,
 # DIR/async_copy_issue_1cta.json, DIR/async_copy_issue_per_sm.json, DIR/mma_sync_rate.json,
-# DIR/wgmma_sfu.json (sm_90), DIR/softmax_phases.json, DIR/sm_clock.json, DIR/log.txt.
+# DIR/wgmma_sfu.json (sm_90), DIR/softmax_phases.json, DIR/sm_clock.json, DIR/decisions.txt
+# (experiments/calibration/decide.py's reading of them), DIR/log.txt.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="$root/experiments/calibration/out"
@@ -66,4 +67,7 @@ nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_so
 nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_sm_clock" \
   "$root/kernels/cuda/sm_clock.cu"
 "$out/attnsim_cuda_sm_clock" > "$out/sm_clock.json"
+# What each reading decides for the preset (experiments/calibration/decide.py; needs python3 with yaml).
+python3 "$root/experiments/calibration/decide.py" "$out" > "$out/decisions.txt" || true
+cat "$out/decisions.txt" 2>/dev/null || true
 echo "done: $out"
