@@ -17,6 +17,7 @@
 // Exit codes: 0 ok, 1 CUDA error, 2 bad arguments. Not run in CI (no GPU).
 #include <cuda_runtime.h>
 
+#include "kernels/cuda/bench_cli.h"
 #include "kernels/cuda/cuda_check.h"
 
 #include <algorithm>
@@ -72,29 +73,11 @@ long long median(std::vector<long long> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int ctas = 1, device = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if ((a == "--ctas" || a == "--device") && i + 1 < argc) {
-      const int v = std::atoi(argv[++i]);
-      if (v < 0) {
-        std::fprintf(stderr, "attnsim_cuda_async_copy_issue: %s must not be negative\n", a.c_str());
-        return 2;
-      }
-      (a == "--ctas" ? ctas : device) = v;
-    } else {
-      std::fprintf(stderr, "usage: attnsim_cuda_async_copy_issue [--ctas N] [--device N]\n");
-      return 2;
-    }
-  }
-  CUDA_CHECK(cudaSetDevice(device));
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  if (prop.major < 8) {
-    std::fprintf(stderr, "attnsim_cuda_async_copy_issue: cp.async needs sm_80 or newer (device is sm_%d%d)\n",
-                 prop.major, prop.minor);
-    return 1;
-  }
+  long long ctas_option = 1;
+  int device = 0;
+  attnsim::cuda::parse_options(argc, argv, "attnsim_cuda_async_copy_issue", "--ctas", 0, 1 << 20, &ctas_option, &device);
+  int ctas = static_cast<int>(ctas_option);
+  const cudaDeviceProp prop = attnsim::cuda::open_device(device, "attnsim_cuda_async_copy_issue");
   if (ctas == 0) ctas = prop.multiProcessorCount;
   const int copies_list[] = {0, 1, 2, 4, 8, 16, 32, 64};
   const int ffma_list[] = {0, 4096, 16384};

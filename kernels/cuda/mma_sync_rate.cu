@@ -20,7 +20,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "kernels/cuda/bench_cli.h"
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/mma_math.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -31,33 +33,11 @@
 
 namespace {
 
+using attnsim::cuda::init_operands;
+using attnsim::cuda::math_step;
+using attnsim::cuda::mma16816;
+
 constexpr int kModeMma = 0, kModeMath = 1, kModeMix = 2, kModeAlt = 3;
-
-__device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm volatile("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
-// One step of softmax-like math on 8 values: per value FFMA, FMNMX, MUFU.EX2, FADD and FMUL.
-__device__ __forceinline__ void math_step(float (&v)[8], float& m, float& s) {
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    const float x = fmaf(v[i], 1.4427f, -m);
-    m = fmaxf(m, v[i]);
-    const float e = ex2(x);
-    s += e;
-    v[i] = e * 0.5f;
-  }
-}
 
 // cycles: per warp of each CTA, the cycles of its loop.
 __global__ void rate_kernel(int mode, long long iters, long long* cycles, float* sink) {
@@ -66,14 +46,8 @@ __global__ void rate_kernel(int mode, long long iters, long long* cycles, float*
   const bool mma_warp = mode == kModeMma || mode == kModeAlt || (mode == kModeMix && warp < warps / 2);
   const bool math_warp = mode == kModeMath || mode == kModeAlt || (mode == kModeMix && warp >= warps / 2);
   uint32_t a[4], b[2];
-  const uint32_t h = 0x3c003c00u ^ static_cast<uint32_t>(threadIdx.x & 1);  // half 1.0 pairs, not constant-folded
-  for (uint32_t& x : a) x = h;
-  for (uint32_t& x : b) x = h;
-  float acc[8][4];
-  for (auto& r : acc)
-    for (float& x : r) x = 0.f;
-  float v[8];
-  for (int i = 0; i < 8; ++i) v[i] = static_cast<float>(threadIdx.x + i) * 1e-3f;
+  float acc[8][4], v[8];
+  init_operands(a, b, acc, v);
   float m = 0.f, s = 0.f;
   __syncthreads();
   const long long t0 = clock64();
@@ -104,29 +78,8 @@ __global__ void rate_kernel(int mode, long long iters, long long* cycles, float*
 int main(int argc, char** argv) {
   long long iters = 1 << 16;
   int device = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if ((arg == "--iters" || arg == "--device") && i + 1 < argc) {
-      const long long v = std::atoll(argv[++i]);
-      if (v < (arg == "--iters" ? 1 : 0)) {
-        std::fprintf(stderr, "attnsim_cuda_mma_sync_rate: %s out of range\n", arg.c_str());
-        return 2;
-      }
-      if (arg == "--iters") iters = v;
-      else device = static_cast<int>(v);
-    } else {
-      std::fprintf(stderr, "usage: attnsim_cuda_mma_sync_rate [--iters N] [--device N]\n");
-      return 2;
-    }
-  }
-  CUDA_CHECK(cudaSetDevice(device));
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  if (prop.major < 8) {
-    std::fprintf(stderr, "attnsim_cuda_mma_sync_rate: needs sm_80 or newer (device is sm_%d%d)\n", prop.major,
-                 prop.minor);
-    return 1;
-  }
+  attnsim::cuda::parse_options(argc, argv, "attnsim_cuda_mma_sync_rate", "--iters", 1, 1ll << 40, &iters, &device);
+  const cudaDeviceProp prop = attnsim::cuda::open_device(device, "attnsim_cuda_mma_sync_rate");
   const int sms = prop.multiProcessorCount;
   struct Mode {
     const char* name;

@@ -19,7 +19,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "kernels/cuda/bench_cli.h"
 #include "kernels/cuda/cuda_check.h"
+#include "kernels/cuda/mma_math.h"
 
 #include <algorithm>
 #include <chrono>
@@ -32,26 +34,16 @@
 
 namespace {
 
+using attnsim::cuda::init_operands;
+using attnsim::cuda::math_step;
+using attnsim::cuda::mma16816;
+
 enum Mode { kSpin = 0, kIssue, kMma, kMmaMath, kStream };
 
 __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
-}
-
-__device__ __forceinline__ void mma16816(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-
-__device__ __forceinline__ float ex2(float x) {
-  float y;
-  asm volatile("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
 }
 
 // cycles / ns: per CTA, its clock64 cycles and globaltimer nanoseconds from its start to the first
@@ -63,14 +55,8 @@ __global__ void __launch_bounds__(1024) load_kernel(unsigned long long duration_
   const bool mma_warp = mode == kMma || (mode == kMmaMath && warp < warps / 2);
   const bool math_warp = mode == kIssue || (mode == kMmaMath && warp >= warps / 2);
   uint32_t a[4], b[2];
-  const uint32_t h = 0x3c003c00u ^ static_cast<uint32_t>(threadIdx.x & 1);  // half 1.0 pairs, not folded
-  for (uint32_t& x : a) x = h;
-  for (uint32_t& x : b) x = h;
-  float acc[8][4];
-  for (auto& r : acc)
-    for (float& x : r) x = 0.f;
-  float v[8];
-  for (int i = 0; i < 8; ++i) v[i] = static_cast<float>(threadIdx.x + i) * 1e-3f;
+  float acc[8][4], v[8];
+  init_operands(a, b, acc, v);
   float m = 0.f, s = 0.f;
   float4 sum = make_float4(0.f, 0.f, 0.f, 0.f);
   size_t at = (static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x) % buf_vectors;
@@ -85,16 +71,7 @@ __global__ void __launch_bounds__(1024) load_kernel(unsigned long long duration_
 #pragma unroll
         for (int k = 0; k < 8; ++k) mma16816(acc[k], a, b);
       }
-      if (math_warp) {
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {
-          const float x = fmaf(v[i], 1.4427f, -m);
-          m = fmaxf(m, v[i]);
-          const float e = ex2(x);
-          s += e;
-          v[i] = e * 0.5f;
-        }
-      }
+      if (math_warp) math_step(v, m, s);
       if (mode == kStream) {
         const float4 x = buf[at];
         sum.x += x.x, sum.y += x.y, sum.z += x.z, sum.w += x.w;
@@ -127,28 +104,8 @@ struct Load {
 int main(int argc, char** argv) {
   long long ms = 200;
   int device = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if ((arg == "--ms" || arg == "--device") && i + 1 < argc) {
-      const long long v = std::atoll(argv[++i]);
-      if (v < (arg == "--ms" ? 1 : 0) || (arg == "--ms" && v > 10000)) {
-        std::fprintf(stderr, "attnsim_cuda_sm_clock: %s out of range\n", arg.c_str());
-        return 2;
-      }
-      if (arg == "--ms") ms = v;
-      else device = static_cast<int>(v);
-    } else {
-      std::fprintf(stderr, "usage: attnsim_cuda_sm_clock [--ms N] [--device N]\n");
-      return 2;
-    }
-  }
-  CUDA_CHECK(cudaSetDevice(device));
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  if (prop.major < 8) {
-    std::fprintf(stderr, "attnsim_cuda_sm_clock: needs sm_80 or newer (device is sm_%d%d)\n", prop.major, prop.minor);
-    return 1;
-  }
+  attnsim::cuda::parse_options(argc, argv, "attnsim_cuda_sm_clock", "--ms", 1, 10000, &ms, &device);
+  const cudaDeviceProp prop = attnsim::cuda::open_device(device, "attnsim_cuda_sm_clock");
   int clock_khz = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
   const int sms = prop.multiProcessorCount;

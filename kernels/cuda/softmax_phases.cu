@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 #include <math_constants.h>
 
+#include "kernels/cuda/bench_cli.h"
 #include "kernels/cuda/cuda_check.h"
 
 #include <algorithm>
@@ -125,30 +126,11 @@ struct Case {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 5, device = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if ((arg == "--reps" || arg == "--device") && i + 1 < argc) {
-      const long long v = std::atoll(argv[++i]);
-      if (v < (arg == "--reps" ? 1 : 0) || v > 1000) {
-        std::fprintf(stderr, "attnsim_cuda_softmax_phases: %s out of range\n", arg.c_str());
-        return 2;
-      }
-      if (arg == "--reps") reps = static_cast<int>(v);
-      else device = static_cast<int>(v);
-    } else {
-      std::fprintf(stderr, "usage: attnsim_cuda_softmax_phases [--reps N] [--device N]\n");
-      return 2;
-    }
-  }
-  CUDA_CHECK(cudaSetDevice(device));
-  cudaDeviceProp prop{};
-  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  if (prop.major < 8) {
-    std::fprintf(stderr, "attnsim_cuda_softmax_phases: needs sm_80 or newer (device is sm_%d%d)\n", prop.major,
-                 prop.minor);
-    return 1;
-  }
+  long long reps_option = 5;
+  int device = 0;
+  attnsim::cuda::parse_options(argc, argv, "attnsim_cuda_softmax_phases", "--reps", 1, 1000, &reps_option, &device);
+  const int reps = static_cast<int>(reps_option);
+  const cudaDeviceProp prop = attnsim::cuda::open_device(device, "attnsim_cuda_softmax_phases");
   const int sms = prop.multiProcessorCount;
   const int heads = 32, max_cols = 2048;
   const size_t max_values = static_cast<size_t>(heads) * max_cols * max_cols;
