@@ -340,7 +340,15 @@ class ElementwiseLaunch : public core::KernelLaunch {
       : name_(std::move(name)), reads_(std::move(reads)), write_(write), w_(w), rows_(rows), cols_(cols),
         per_(std::max<std::uint64_t>(1, rows_per_cta)), mask_bytes_(mask_bytes) {}
   std::string name() const override { return name_; }
-  core::LaunchShape shape() const override { return elementwise_shape(core::ceil_div(rows_, per_), w_); }
+  // With a mask, one matrix broadcast over every head (an operand of stride 0), PyTorch runs its
+  // non-contiguous elementwise loop (aten/src/ATen/native/cuda/CUDALoops.cuh, legacy kernel of
+  // 128 threads x 4 values), which loads each value's operands after storing the value before
+  // (experiments/h200_validation/softmax_sass/broadcast_add.cu): one value per thread in flight.
+  core::LaunchShape shape() const override {
+    core::LaunchShape s = elementwise_shape(core::ceil_div(rows_, per_), w_);
+    if (mask_bytes_) s.inflight_bytes_per_warp = 32 * (reads_.size() * w_.value_bytes() + mask_bytes_);
+    return s;
+  }
   bool emit_step(std::uint64_t cta, std::uint64_t step, std::vector<core::TileOp>& out) const override {
     if (step > 0) return false;
     const std::uint64_t ctas = core::ceil_div(rows_, per_);

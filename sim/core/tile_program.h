@@ -28,6 +28,10 @@ struct LaunchShape {
   // cluster_size - 1 form cluster c (rank = CTA mod cluster_size), are placed on the device at the
   // same time, all or none, and may multicast TMA loads to each other (TileOp::multicast).
   std::uint32_t cluster_size = 1;
+  // The most global-load bytes one warp of this kernel keeps in flight where its code holds that
+  // below the device's sm.max_inflight_bytes_per_warp (PyTorch's non-contiguous elementwise loop
+  // loads one value per thread and waits for it before the next); 0: the device's allowance.
+  Bytes inflight_bytes_per_warp = 0;
   // Operand type of the launch's MMAs: a flavoured MMA's rate scales with it (sm.mma.<flavour>
   // fp8_scale, tf32_scale; sim/engine/mma_timing.*).
   DType mma_dtype = DType::kFp16;

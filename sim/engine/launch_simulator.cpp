@@ -35,7 +35,7 @@ LaunchSimulator<Memory>::LaunchSimulator(const core::DeviceSpec& device, const c
       memory_(device, l1_bytes(device, scheduler_.occupancy())),
       banks_(device.sm.shared_mem_banks, device.sm.shared_mem_bank_bytes),
       credits_(device, warps_per_cta_, slots_per_sm_, memory_.line_bytes(), memory_.unit_bytes(),
-               memory_.granule_bytes(), memory_.block_model()),
+               memory_.granule_bytes(), memory_.block_model(), shape_.inflight_bytes_per_warp),
       access_(memory_, queue_, credits_, device.kind == core::DeviceKind::kGpu && device.sm.l1_caches_global_loads),
       guard_(options.stall_limit_events),
       series_(options.sample_period_ns <= 0 ? 0.0 : options.sample_period_ns * device.clock_ghz) {

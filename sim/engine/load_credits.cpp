@@ -6,11 +6,13 @@
 namespace attnsim::engine {
 
 LoadCredits::LoadCredits(const core::DeviceSpec& device, std::uint32_t warps_per_cta, std::uint32_t slots_per_sm,
-                         core::Bytes line, core::Bytes unit, core::Bytes granule_bytes, bool block_model)
+                         core::Bytes line, core::Bytes unit, core::Bytes granule_bytes, bool block_model,
+                         core::Bytes kernel_per_warp)
     : slots_per_sm_(slots_per_sm) {
   if (device.kind == core::DeviceKind::kGpu) {
-    if (device.sm.max_inflight_bytes_per_warp)
-      cta_credit_ = std::max<core::Bytes>(line, device.sm.max_inflight_bytes_per_warp * warps_per_cta);
+    core::Bytes per_warp = device.sm.max_inflight_bytes_per_warp;
+    if (kernel_per_warp && (per_warp == 0 || kernel_per_warp < per_warp)) per_warp = kernel_per_warp;
+    if (per_warp) cta_credit_ = std::max<core::Bytes>(line, per_warp * warps_per_cta);
     if (device.sm.max_inflight_bytes_per_sm)
       sm_credit_ = std::max<core::Bytes>(line, device.sm.max_inflight_bytes_per_sm);
   }

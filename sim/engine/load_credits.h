@@ -1,8 +1,9 @@
-// Load credits: the bytes of global loads a CTA (warps x max_inflight_bytes_per_warp) and an SM
-// (max_inflight_bytes_per_sm) may hold in flight, so that achieved bandwidth is in-flight bytes /
-// latency (Little's law). Credits come back per chunk (a quarter of the smallest allowance) by
-// one kCredit event; a CTA out of credits resumes only once kResumeLines lines of room are free
-// again, so returned credits coalesce instead of fragmenting into one-line chunks. In the block
+// Load credits: the bytes of global loads a CTA (warps x max_inflight_bytes_per_warp, or x the
+// launch's own smaller LaunchShape::inflight_bytes_per_warp) and an SM (max_inflight_bytes_per_sm)
+// may hold in flight, so that achieved bandwidth is in-flight bytes / latency (Little's law).
+// Credits come back per chunk (a quarter of the smallest allowance) by one kCredit event; a CTA
+// out of credits resumes only once kResumeLines lines of room are free again, so returned
+// credits coalesce instead of fragmenting into one-line chunks. In the block
 // model with a CTA allowance a CTA may overdraw it while its credit balance is positive
 // (account(): sigma-delta, so its bytes in flight average the allowance). Scratchpad devices
 // have no allowance (their DMA engines bound the rate).
@@ -21,9 +22,10 @@ class LoadCredits {
  public:
   static constexpr core::Bytes kResumeLines = 3;  // credit room a waiting CTA resumes at
 
-  // `line`, `unit`, `granule`: the memory system's line, access unit and DRAM request bytes.
+  // `line`, `unit`, `granule`: the memory system's line, access unit and DRAM request bytes;
+  // `kernel_per_warp`: the launch's own per-warp allowance (LaunchShape), where smaller.
   LoadCredits(const core::DeviceSpec& device, std::uint32_t warps_per_cta, std::uint32_t slots_per_sm,
-              core::Bytes line, core::Bytes unit, core::Bytes granule, bool block_model);
+              core::Bytes line, core::Bytes unit, core::Bytes granule, bool block_model, core::Bytes kernel_per_warp = 0);
 
   bool limited() const { return cta_credit_ || sm_credit_; }
   bool sm_limited() const { return sm_credit_ != 0; }

@@ -72,7 +72,9 @@ TEST(RunTrace, TsvHasOneRowPerOpOfTheChosenCtas) {
     ctas.insert(rows[i][2]);
     kinds.insert(rows[i][7]);
     EXPECT_LE(std::stod(rows[i][11]), std::stod(rows[i][12])) << "row " << i;
-    if (rows[i][7] == "load") EXPECT_FALSE(rows[i][8].empty()) << "a load names its tensor";
+    if (rows[i][7] == "load") {
+      EXPECT_FALSE(rows[i][8].empty()) << "a load names its tensor";
+    }
   }
   EXPECT_EQ(ctas, (std::set<std::string>{"1", "3"}));
   for (const char* k : {"load", "mma", "exp", "store"}) EXPECT_TRUE(kinds.count(k)) << k;

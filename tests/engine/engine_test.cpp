@@ -152,6 +152,39 @@ TEST(Engine, InFlightLimitMakesBandwidthLatencyBound) {
   EXPECT_NEAR(cycles, 256 * 100.0, 256 * 100.0 * 0.05);
 }
 
+// A launch whose code keeps fewer bytes in flight per warp than the device allows
+// (LaunchShape::inflight_bytes_per_warp, e.g. PyTorch's non-contiguous elementwise loop) is held to
+// its own allowance; a larger one leaves the device's. One warp, 64 KiB at ~100 cycles a round trip.
+TEST(Engine, ALaunchsOwnInFlightAllowanceTightensTheDevices) {
+  core::DeviceSpec d = small_gpu();
+  d.l2.capacity_bytes = 0;
+  d.hbm.bandwidth_gbps = 1e6;            // bandwidth is not the limit
+  d.sm.max_inflight_bytes_per_warp = 256;
+  class Own : public ScriptedLaunch {
+   public:
+    Own(core::Bytes per_warp, Script s) : ScriptedLaunch(1, 32, 0, std::move(s)), per_warp_(per_warp) {}
+    core::LaunchShape shape() const override {
+      core::LaunchShape s = ScriptedLaunch::shape();
+      s.inflight_bytes_per_warp = per_warp_;
+      return s;
+    }
+
+   private:
+    core::Bytes per_warp_;
+  };
+  auto cycles = [&](core::Bytes per_warp) {
+    const auto p = program_of(std::make_unique<Own>(per_warp, [](std::uint64_t) {
+      return std::vector<core::TileOp>{load(0, 1, 64 * 1024, 0, true), simple(core::OpKind::kCommit),
+                                       simple(core::OpKind::kWait, 0)};
+    }));
+    return metric(simulate(d, p).at(0), "attnsim__cycles");
+  };
+  const double device = cycles(0);
+  EXPECT_NEAR(device, 256 * 100.0, 256 * 100.0 * 0.05);
+  EXPECT_NEAR(cycles(128), 2 * device, 2 * device * 0.05);  // half the bytes in flight: twice the round trips
+  EXPECT_EQ(cycles(512), device);                            // above the device's: the device's
+}
+
 TEST(Engine, ReturnedCreditsCoalesceBeforeAWaitingCtaResumes) {
   // One 4-warp CTA streams 1 MiB with 4 x 1264 B in flight (h200's per-warp allowance): a CTA
   // out of credits resumes once three lines of room are back, so the chunks it issues (and the

@@ -113,7 +113,9 @@ TEST(PytorchRelease, SharedMemoryKernelOf24To26) {
   both.pass = core::Pass::kFwdBwd;
   const core::TileProgram p = make_program(both, h100);
   for (const auto& l : p.launches)
-    if (l->name() == "standard_bwd_softmax") EXPECT_EQ(l->shape().threads_per_cta, 128u);
+    if (l->name() == "standard_bwd_softmax") {
+      EXPECT_EQ(l->shape().threads_per_cta, 128u);
+    }
   EXPECT_FALSE(core::softmax_three_pass(standard(2048, "2.5"), 2048, 2));
   EXPECT_TRUE(core::softmax_backward_rereads(standard(2048, "2.5"), 2048, 2));
   EXPECT_FALSE(core::softmax_backward_rereads(standard(2048, "2.7"), 2048, 2));

@@ -49,6 +49,29 @@ std::vector<std::string> launch_names(const core::TileProgram& p) {
   return names;
 }
 
+// The mask kernels (a mask broadcast over every head: PyTorch's non-contiguous elementwise loop)
+// keep one value per thread in flight: 32 x the bytes one value reads per warp (fp16 scores with
+// the bool mask: 96 B; with the benchmark's fp16 mask: 128 B). Contiguous elementwise kernels
+// (the scale, the backward's grad * output) keep the device's allowance.
+TEST(QkvPacked, MaskKernelsKeepOneValuePerThreadInFlight) {
+  const core::DeviceSpec h100 = config::load_device("h100-sxm");
+  auto allowance = [&](bool packed, const std::string& name) {
+    core::Workload w = standard_fwd(packed, true);
+    w.pass = core::Pass::kFwdBwd;
+    w.scale_kernel = true;
+    const core::TileProgram p = make_program(w, h100);
+    for (const auto& l : p.launches)
+      if (l->name() == name) return l->shape().inflight_bytes_per_warp;
+    ADD_FAILURE() << name << " not launched";
+    return core::Bytes{0};
+  };
+  EXPECT_EQ(allowance(false, "standard_mask"), 96u);
+  EXPECT_EQ(allowance(false, "standard_bwd_mask"), 96u);
+  EXPECT_EQ(allowance(true, "standard_mask"), 128u);
+  EXPECT_EQ(allowance(false, "standard_scale"), 0u);
+  EXPECT_EQ(allowance(false, "standard_bwd_softmax_mul"), 0u);
+}
+
 // scale_kernel: the scores' own scale multiply after QKᵀ (before the mask) and its MulBackward
 // after the mask's backward: the kernel launches what the closed form counts, in its order.
 TEST(QkvPacked, ScaleKernelLaunchesFollowTheClosedForm) {
