@@ -23,6 +23,9 @@ Decisions (the keys: configs/devices/README.md; why they matter: docs/accuracy.m
   (true where serial); beside FFMA (`both_fma`) -> sm.fp32_holds_tensor.
 - sm_clock: the SM clock under each load against the preset's clock_ghz; a sustained issue- or
   tensor-heavy clock more than 5 % below it is a missing mechanism (docs/accuracy.md, Open items).
+- smem_fill: the shared reads' slowdown beside cp.async copies against copied bytes / 128 (the
+  banks' cycles the copies' writes would take): >= 0.75 of it -> sm.async_fills_take_banks: true;
+  <= 0.25 -> false (default); between: undecided.
 - softmax_phases: the warp softmax's whole-kernel time against kernels.csv's rows (54.7 and 293.9
   us at N 1024 and 2048) and its phase cycles (informative; no key).
 Exit codes: 0 read (whatever it decides), 2 bad arguments or an unreadable file.
@@ -145,6 +148,16 @@ def sm_clock(data, spec):
             "lower_under_load": low}
 
 
+def smem_fill(data, wavefront_bytes=128):
+    alone, beside = data["read_cycles_alone"], data["read_cycles_beside_copies"]
+    predicted = data["copied_bytes_per_cta"] / wavefront_bytes  # cycles, were every fill byte a bank's
+    share = (beside - alone) / predicted if predicted > 0 else None
+    key = None if share is None or 0.25 < share < 0.75 else share >= 0.75
+    return {"read_cycles_alone": alone, "read_cycles_beside_copies": beside,
+            "copied_bytes_per_cta": data["copied_bytes_per_cta"], "bank_cycles_of_copies": predicted,
+            "share_of_bank_cycles": share, "sm.async_fills_take_banks": key}
+
+
 def softmax(data):
     out = []
     for c in data["cases"]:
@@ -162,7 +175,7 @@ def decide(folder, device):
     spec = preset(device)
     readers = {"async_copy_issue_1cta": async_copies, "async_copy_issue_per_sm": async_copies,
                "mma_sync_rate": lambda d: mma_sync(d, spec), "wgmma_sfu": wgmma,
-               "sm_clock": lambda d: sm_clock(d, spec), "softmax_phases": softmax}
+               "sm_clock": lambda d: sm_clock(d, spec), "smem_fill": smem_fill, "softmax_phases": softmax}
     result = {"device": device, "folder": folder}
     for name, read in readers.items():
         path = os.path.join(folder, name + ".json")
@@ -210,6 +223,14 @@ def report(r):
                         else "within 5 % under every load"))
     else:
         lines.append("sm_clock: not measured")
+    f = r["smem_fill"]
+    if f:
+        lines.append(f"smem_fill: shared reads {f['read_cycles_alone']} cycles alone, {f['read_cycles_beside_copies']} "
+                     f"beside {f['copied_bytes_per_cta']} B of cp.async copies ({pct(f['share_of_bank_cycles'])} of "
+                     f"their {f['bank_cycles_of_copies']:.0f} bank cycles) -> sm.async_fills_take_banks: "
+                     f"{decision(f['sm.async_fills_take_banks'])}")
+    else:
+        lines.append("smem_fill: not measured")
     s = r["softmax_phases"]
     if s:
         for row in s:
@@ -222,7 +243,7 @@ def report(r):
 
 
 def decision(key):
-    return "undecided (partial overlap: change nothing)" if key is None else str(key).lower()
+    return "undecided (partial: change nothing)" if key is None else str(key).lower()
 
 
 def main(argv=None):

@@ -11,10 +11,12 @@
 # Then the cp.async issue test (kernels/cuda/async_copy_issue.cu), the mma.sync rate
 # (kernels/cuda/mma_sync_rate.cu), on sm_90 wgmma beside MUFU and FFMA (kernels/cuda/wgmma_sfu.cu), and the
 # softmax phases (kernels/cuda/softmax_phases.cu), a few seconds each, and the SM clock under
-# each kind of load (kernels/cuda/sm_clock.cu, about 3 s).
+# each kind of load (kernels/cuda/sm_clock.cu, about 3 s), and shared reads beside cp.async fills
+# (kernels/cuda/smem_fill.cu).
 # Writes DIR/gpu.txt, DIR/microbench.json, DIR/repeat_1.json .. repeat_3.json,
 # DIR/async_copy_issue_1cta.json, DIR/async_copy_issue_per_sm.json, DIR/mma_sync_rate.json,
-# DIR/wgmma_sfu.json (sm_90), DIR/softmax_phases.json, DIR/sm_clock.json, DIR/decisions.txt
+# DIR/wgmma_sfu.json (sm_90), DIR/softmax_phases.json, DIR/sm_clock.json, DIR/smem_fill.json,
+# DIR/decisions.txt
 # (experiments/calibration/decide.py's reading of them), DIR/log.txt.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -67,6 +69,10 @@ nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_so
 nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_sm_clock" \
   "$root/kernels/cuda/sm_clock.cu"
 "$out/attnsim_cuda_sm_clock" > "$out/sm_clock.json"
+# Whether cp.async's writes into shared memory slow shared reads (sm.async_fills_take_banks, docs/accuracy.md §6).
+nvcc -arch="sm_${arch[1]:-90}" -O3 -std=c++17 -I"$root" -o "$out/attnsim_cuda_smem_fill" \
+  "$root/kernels/cuda/smem_fill.cu"
+"$out/attnsim_cuda_smem_fill" > "$out/smem_fill.json"
 # What each reading decides for the preset (experiments/calibration/decide.py; needs python3 with yaml).
 python3 "$root/experiments/calibration/decide.py" "$out" > "$out/decisions.txt" || true
 cat "$out/decisions.txt" 2>/dev/null || true

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Re-measures docs/accuracy.md §6 and §5: the h200 validation sweep (27 kernels of kernels.csv)
 # with the opt-in timing keys: sm.queue_async_copies and l2.wait_for_pending_fills off, each alone
-# and both on, and sm.sfu_holds_tensor with sm.fp32_holds_tensor (`holds`); prints per setting the
+# and both on, sm.sfu_holds_tensor with sm.fp32_holds_tensor (`holds`), sm.async_fills_take_banks
+# (`banks`) and banks with holds and queue (`package`); prints per setting the
 # time median and worst, rho, the DRAM and L2 medians and the FA-2 rows' time errors. With
 # --paper, also the FA-3 paper's FA-2 column on h100-sxm (scripts/compare_paper.py --impl fa2) for
 # each setting.
 #
 #   experiments/h200_validation/opt_in_keys.sh [--paper] [-j N]      (needs build/attnsim, or $ATTNSIM)
 #
-# About 1 min per setting on two cores (5 settings), plus ~1 min each with --paper.
+# About 1 min per setting on two cores (7 settings), plus ~1 min each with --paper.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bin="${ATTNSIM:-$root/build/attnsim}"
@@ -29,7 +30,9 @@ py=/usr/bin/python3
 settings=("off:" "queue:device.sm.queue_async_copies=true"
           "fills:device.l2.wait_for_pending_fills=true"
           "both:device.sm.queue_async_copies=true device.l2.wait_for_pending_fills=true"
-          "holds:device.sm.sfu_holds_tensor=true device.sm.fp32_holds_tensor=true")
+          "holds:device.sm.sfu_holds_tensor=true device.sm.fp32_holds_tensor=true"
+          "banks:device.sm.async_fills_take_banks=true"
+          "package:device.sm.queue_async_copies=true device.sm.sfu_holds_tensor=true device.sm.fp32_holds_tensor=true device.sm.async_fills_take_banks=true")
 for s in "${settings[@]}"; do
   name="${s%%:*}"
   keys="${s#*:}"

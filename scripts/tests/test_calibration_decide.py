@@ -18,7 +18,7 @@ import decide  # noqa: E402
 
 
 def outputs(folder, serial, clock_mhz=1980.0):
-    """Write the five benchmarks' JSON files as a GPU that overlaps (serial=False) or not."""
+    """Write the six benchmarks' JSON files as a GPU that overlaps (serial=False) or not."""
     copies, ffma = 131072, 16384
     copy_alone, ffma_alone = 9000, 20000
     both = copy_alone + ffma_alone if serial else max(copy_alone, ffma_alone) + 200
@@ -58,6 +58,11 @@ def outputs(folder, serial, clock_mhz=1980.0):
              {"variant": "as_is", "cols": 1024, "us": 61.0,
               "warp_cycles": {"loads_and_max": 1, "max_reduce": 1, "exp_and_sum": 1, "sum_reduce": 1,
                               "divide_and_store": 1, "life": 5}}]
+    reads, copied = 20000, 256000  # the copies' writes: 2000 cycles of the banks at 128 B a cycle
+    with open(os.path.join(folder, "smem_fill.json"), "w") as fh:
+        json.dump({"device": "test", "sm_count": 132, "ctas": 132, "reads_per_warp": 4096,
+                   "read_bytes_per_cta": 8388608, "read_cycles_alone": reads,
+                   "read_cycles_beside_copies": reads + (2000 if serial else 40), "copied_bytes_per_cta": copied}, fh)
     with open(os.path.join(folder, "softmax_phases.json"), "w") as fh:
         json.dump({"device": "test", "sm_count": 132, "heads": 32, "reps": 5, "cases": cases}, fh)
 
@@ -83,6 +88,8 @@ def test_each_key_follows_its_measurement(tmp_path, serial):
     assert r["wgmma_sfu"]["ex2"]["sm.sfu_holds_tensor"] is serial
     assert r["wgmma_sfu"]["fma"]["sm.fp32_holds_tensor"] is serial
     assert r["sm_clock"]["lower_under_load"] == (["issue", "mma"] if serial else [])
+    assert r["smem_fill"]["sm.async_fills_take_banks"] is serial
+    assert r["smem_fill"]["share_of_bank_cycles"] == pytest.approx(1.0 if serial else 0.02)
     assert r["softmax_phases"][0]["against_kernels_csv"] == pytest.approx(60.0 / 54.688 - 1)
 
 
@@ -102,11 +109,12 @@ def test_command_line(tmp_path):
     empty.mkdir()
     out = subprocess.run([sys.executable, SCRIPT, str(empty)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.count("not measured") == 6
+    assert out.stdout.count("not measured") == 7
     outputs(str(tmp_path), serial=True)
     out = subprocess.run([sys.executable, SCRIPT, str(tmp_path)], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "sm.sfu_holds_tensor: true" in out.stdout and "sm.queue_async_copies: false" in out.stdout
+    assert "sm.async_fills_take_banks: true" in out.stdout
     js = subprocess.run([sys.executable, SCRIPT, str(tmp_path), "--json"], capture_output=True, text=True)
     assert json.loads(js.stdout)["wgmma_sfu"]["fma"]["sm.fp32_holds_tensor"] is True
     bad = subprocess.run([sys.executable, SCRIPT, str(tmp_path / "nowhere")], capture_output=True, text=True)

@@ -202,6 +202,7 @@ void read_sm(MapReader m, core::SmSpec& sm, bool gpu, double clock_ghz) {
   m.bytes("max_inflight_bytes_per_sm", sm.max_inflight_bytes_per_sm);
   m.bytes("max_inflight_bytes_per_warp", sm.max_inflight_bytes_per_warp);
   m.boolean("queue_async_copies", sm.queue_async_copies);
+  m.boolean("async_fills_take_banks", sm.async_fills_take_banks);
   if (m.number("load_bytes_per_cycle", sm.load_bytes_per_cycle))
     m.require(sm.load_bytes_per_cycle >= 0, "load_bytes_per_cycle", "must not be negative");
   read_mma(MapReader(m.reader(), m.get("mma"), m.path_of("mma")), sm.mma, sm.tensor_flops_per_cycle);
@@ -449,6 +450,7 @@ std::string device_to_yaml(const core::DeviceSpec& d) {
     << "  max_inflight_bytes_per_sm: " << sm.max_inflight_bytes_per_sm << "\n"
     << "  max_inflight_bytes_per_warp: " << sm.max_inflight_bytes_per_warp << "\n"
     << "  queue_async_copies: " << (sm.queue_async_copies ? "true" : "false") << "\n"
+    << "  async_fills_take_banks: " << (sm.async_fills_take_banks ? "true" : "false") << "\n"
     << "  load_bytes_per_cycle: " << format_double(sm.load_bytes_per_cycle) << "\n";
   const std::pair<const char*, const core::MmaFlavourSpec*> flavours[] = {
       {"mma_sync", &sm.mma.mma_sync}, {"wgmma", &sm.mma.wgmma}, {"tcgen05", &sm.mma.tcgen05}};

@@ -113,6 +113,10 @@ struct SmSpec {
   // cp.async leaves the warp at once and its lines wait for load credits in the load/store path
   // (true), or the warp waits until they are issued (false, the default the presets are checked with).
   bool queue_async_copies = false;
+  // The bytes an async copy (cp.async, TMA) writes into shared memory occupy the SM's banks as
+  // shared-memory wavefronts do, one wavefront per banks x bank width (true), or take no bank
+  // time (false, the presets). Opt-in until measured (kernels/cuda/smem_fill.cu; docs/accuracy.md §6).
+  bool async_fills_take_banks = false;
   double load_bytes_per_cycle = 0;              // L1/LSU fill bandwidth per SM, bytes/cycle
   MmaFlavours mma;                              // sm.mma: per-flavour tensor rates (absent: tensor_flops_per_cycle)
 };

@@ -22,6 +22,10 @@ struct LaunchStats {
   // SFU ops, issued thread instructions, global bytes through the LSU.
   double mma_flops = 0, fp32_ops = 0, exp_ops = 0, issue_ops = 0;
   Bytes lsu_bytes = 0;
+  // Bytes that async copies (cp.async, TMA) wrote into shared memory, per receiving CTA: they
+  // occupy its SM's banks as shared-memory wavefronts do (BusyCycles::smem), but Nsight Compute
+  // counts them in no l1tex__data_pipe_lsu_wavefronts_mem_shared, so `wavefronts` leaves them out.
+  Bytes fill_bytes = 0;
 
   LaunchStats& operator+=(const LaunchStats& o) {
     events += o.events;
@@ -33,6 +37,7 @@ struct LaunchStats {
     exp_ops += o.exp_ops;
     issue_ops += o.issue_ops;
     lsu_bytes += o.lsu_bytes;
+    fill_bytes += o.fill_bytes;
     return *this;
   }
 };

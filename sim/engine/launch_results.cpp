@@ -45,6 +45,8 @@ BusyCycles LaunchSimulator<Memory>::busy_cycles() const {
   b.dma = memory_.dma_busy_cycles();
   b.lsu = pipe(static_cast<double>(stats_.lsu_bytes), sm.load_bytes_per_cycle);
   b.smem = static_cast<double>(stats_.wavefronts);  // one wavefront per cycle
+  if (access_.fills_take_banks())  // and the async copies' writes, a wavefront per banks x width bytes
+    b.smem += static_cast<double>(stats_.fill_bytes) / static_cast<double>(banks_.wavefront_bytes());
   const double tensor_clock = sm.tensor_clock_ghz > 0 ? sm.tensor_clock_ghz / device_.clock_ghz : 1.0;
   b.tensor = pipe(stats_.mma_flops, sm.tensor_flops_per_cycle * tensor_clock);
   b.fp32 = pipe(stats_.fp32_ops, sm.fp32_flops_per_cycle / 2);  // instructions (Sm::from_spec)

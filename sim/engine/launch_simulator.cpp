@@ -36,7 +36,8 @@ LaunchSimulator<Memory>::LaunchSimulator(const core::DeviceSpec& device, const c
       banks_(device.sm.shared_mem_banks, device.sm.shared_mem_bank_bytes),
       credits_(device, warps_per_cta_, slots_per_sm_, memory_.line_bytes(), memory_.unit_bytes(),
                memory_.granule_bytes(), memory_.block_model(), shape_.inflight_bytes_per_warp),
-      access_(memory_, queue_, credits_, device.kind == core::DeviceKind::kGpu && device.sm.l1_caches_global_loads),
+      access_(memory_, queue_, credits_, device.kind == core::DeviceKind::kGpu && device.sm.l1_caches_global_loads,
+              device.kind == core::DeviceKind::kGpu && device.sm.async_fills_take_banks ? banks_.wavefront_bytes() : 0),
       guard_(options.stall_limit_events),
       series_(options.sample_period_ns <= 0 ? 0.0 : options.sample_period_ns * device.clock_ghz) {
   sms_.assign(device.sm.count, Sm::from_spec(device));
@@ -265,6 +266,7 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
     case core::OpKind::kLoad: {
       if (queue_copies_ && op.async && !op.bulk) {  // cp.async, sm.queue_async_copies: queued, the group goes on
         stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
+        deliver_fills(s, op, now);
         queue_copy(slot, gi, g, op, now);
         break;
       }
@@ -285,6 +287,7 @@ double LaunchSimulator<Memory>::execute(std::uint32_t slot, CtaSlot& s, std::uin
       }
       g.load_in_progress = false;
       stats_.lsu_bytes += static_cast<core::Bytes>(op.rows) * op.row_bytes;
+      if (op.async) deliver_fills(s, op, now);
       if (op.bulk && op.barrier != core::kNoBarrier) {
         complete_tx(s, op, g.load.done);  // TMA: the bytes complete_tx on the mbarrier(s)
       } else if (op.async) {

@@ -80,6 +80,9 @@ class LaunchSimulator {
   void mbar_arrive(CtaSlot& s, const core::TileOp& op, double now);
   double mbar_wait(std::uint32_t slot, CtaSlot& s, std::uint32_t group, const core::TileOp& op, double now);
   void complete_tx(CtaSlot& s, const core::TileOp& op, double at);
+  // An async copy's bytes written into shared memory: counted for every receiving CTA, and the
+  // banks of the SMs it multicasts to held from `now` (the issuing SM's: TileAccess, per piece).
+  void deliver_fills(CtaSlot& s, const core::TileOp& op, double now);
   void wake_mbar(std::uint32_t slot, Mbarrier& b);
   double named_sync(std::uint32_t slot, CtaSlot& s, std::uint32_t group, std::uint32_t id, std::uint64_t count,
                     bool wait, double now);

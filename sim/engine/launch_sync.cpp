@@ -103,6 +103,17 @@ void LaunchSimulator<Memory>::complete_tx(CtaSlot& s, const core::TileOp& op, do
 }
 
 template <class Memory>
+void LaunchSimulator<Memory>::deliver_fills(CtaSlot& s, const core::TileOp& op, double now) {
+  if (!access_.fills_take_banks()) return;
+  const core::Bytes bytes = op.bytes();
+  const auto self = static_cast<std::uint32_t>(&s - slots_.data());
+  for_targets(s, op.multicast, [&](std::uint32_t k) {
+    stats_.fill_bytes += bytes;
+    if (k != self) access_.fill(sms_[slots_[k].sm], bytes, now);
+  });
+}
+
+template <class Memory>
 double LaunchSimulator<Memory>::mbar_wait(std::uint32_t, CtaSlot& s, std::uint32_t group, const core::TileOp& op,
                                           double now) {
   Mbarrier& b = mbarrier(s, op);
@@ -146,6 +157,7 @@ double LaunchSimulator<Memory>::named_sync(std::uint32_t slot, CtaSlot& s, std::
   template void LaunchSimulator<M>::wake_mbar(std::uint32_t, Mbarrier&);                                    \
   template void LaunchSimulator<M>::mbar_arrive(CtaSlot&, const core::TileOp&, double);                     \
   template void LaunchSimulator<M>::complete_tx(CtaSlot&, const core::TileOp&, double);                     \
+  template void LaunchSimulator<M>::deliver_fills(CtaSlot&, const core::TileOp&, double);                   \
   template double LaunchSimulator<M>::mbar_wait(std::uint32_t, CtaSlot&, std::uint32_t, const core::TileOp&, \
                                                 double);                                                    \
   template double LaunchSimulator<M>::named_sync(std::uint32_t, CtaSlot&, std::uint32_t, std::uint32_t,      \

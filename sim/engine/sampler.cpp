@@ -23,6 +23,8 @@ void count_op(const core::TileOp& op, SharedMemoryBanks& banks, core::LaunchStat
     case core::OpKind::kLoad:
     case core::OpKind::kStore:
       st.lsu_bytes += op.bytes();
+      if (op.kind == core::OpKind::kLoad && op.async)  // into shared memory, of each receiving CTA
+        st.fill_bytes += op.bytes() * static_cast<core::Bytes>(op.multicast ? __builtin_popcount(op.multicast) : 1);
       break;
     case core::OpKind::kSharedRead:
     case core::OpKind::kSharedWrite: {

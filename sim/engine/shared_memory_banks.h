@@ -26,6 +26,8 @@ class SharedMemoryBanks {
   SharedMemoryBanks(std::uint32_t banks, core::Bytes bank_bytes);
   // Cost of a kSharedRead/kSharedWrite; memoised on (rows, row_bytes, pattern).
   BankCost cost(const core::TileOp& op);
+  // The bytes one wavefront moves when every bank serves one word (32 x 4 B on NVIDIA GPUs).
+  core::Bytes wavefront_bytes() const { return banks_ * bank_bytes_; }
 
  private:
   BankCost compute(std::uint32_t rows, std::uint32_t row_bytes, core::SmemPattern pattern) const;

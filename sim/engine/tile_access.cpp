@@ -68,6 +68,7 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, const core::Til
     }
     const double lsu_from = std::max(now, sm.lsu.free_at());  // when the LSU starts on the piece
     const double issue = sm.lsu.serve(now, static_cast<double>(piece));
+    if (op.async) fill(sm, piece, now);  // into shared memory (a no-op where fills take no banks)
     double done;
     if (dither) {
       // Block model: a unit's credits come back when its lines' would in the line model, which

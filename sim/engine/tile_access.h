@@ -39,9 +39,19 @@ template <class Memory>
 class TileAccess {
  public:
   // `l1_for_sync_loads`: synchronous loads may hit in / allocate into the SM's L1.
-  TileAccess(Memory& memory, EventQueue& queue, const LoadCredits& credits, bool l1_for_sync_loads)
+  // `fill_wavefront_bytes`: the bytes one shared-memory wavefront moves (banks x bank width); each
+  // piece of an async copy (cp.async, TMA) occupies the SM's banks for piece / it cycles when it
+  // is issued, as its bytes are written into shared memory (0: they take no bank time).
+  TileAccess(Memory& memory, EventQueue& queue, const LoadCredits& credits, bool l1_for_sync_loads,
+             core::Bytes fill_wavefront_bytes)
       : memory_(memory), queue_(queue), credits_(credits), l1_for_sync_loads_(l1_for_sync_loads),
-        block_(memory.block_model()) {}
+        block_(memory.block_model()),
+        cycles_per_fill_byte_(fill_wavefront_bytes ? 1.0 / static_cast<double>(fill_wavefront_bytes) : 0.0) {}
+  bool fills_take_banks() const { return cycles_per_fill_byte_ > 0; }
+  // Occupies `sm`'s shared-memory banks with `bytes` an async copy writes there, from `now`.
+  void fill(Sm& sm, core::Bytes bytes, double now) const {
+    if (cycles_per_fill_byte_ > 0) sm.smem.hold(now, static_cast<double>(bytes) * cycles_per_fill_byte_);
+  }
 
   // Issues what the credits allow of the load `op` of CTA s (in slot `slot`, on `sm`) from
   // cursor `at` on, and moves `at`; returns true once all of it is issued, false when the CTA
@@ -67,6 +77,7 @@ class TileAccess {
   const LoadCredits& credits_;
   bool l1_for_sync_loads_;
   bool block_;
+  double cycles_per_fill_byte_;
   // warm(): the pieces of a tile in the sampled sets, remembered per tile (the CTAs that share a
   // tile warm the same pieces): direct-mapped by the tile's address and shape.
   struct WarmPlan {
