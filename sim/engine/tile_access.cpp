@@ -25,6 +25,7 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, const core::Til
   core::Bytes line_room = block || !limited ? 0 : credits_.room(s, sm);
   const std::uint32_t rows_ahead =
       rows > 1 ? static_cast<std::uint32_t>((8 * unit + row_bytes - 1) / std::max<core::Bytes>(1, row_bytes)) : 1;
+  const core::Bytes issued_from = static_cast<core::Bytes>(at.row) * row_bytes + at.off;
   while (at.row < rows) {
     const core::Bytes a = op.addr + static_cast<core::Bytes>(at.row) * op.row_stride + at.off;
     core::Bytes piece = std::min<core::Bytes>(memory_.unit_rest(a), row_bytes - at.off);
@@ -68,7 +69,6 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, const core::Til
     }
     const double lsu_from = std::max(now, sm.lsu.free_at());  // when the LSU starts on the piece
     const double issue = sm.lsu.serve(now, static_cast<double>(piece));
-    if (op.async) fill(sm, piece, now);  // into shared memory (a no-op where fills take no banks)
     double done;
     if (dither) {
       // Block model: a unit's credits come back when its lines' would in the line model, which
@@ -100,6 +100,9 @@ bool TileAccess<Memory>::load_as(std::uint32_t slot, CtaSlot& s, const core::Til
     }
   }
   if (chunk > 0) queue_.push(chunk_done, EventKind::kCredit, slot, chunk);
+  // An async copy's bytes issued by this call are written into shared memory: they hold the SM's
+  // banks from now (a no-op where fills take no banks).
+  if (op.async) fill(sm, static_cast<core::Bytes>(at.row) * row_bytes + at.off - issued_from, now);
   if (at.row < rows) {
     // Resume when kResumeLines lines of room are back (or the rest of the load, if less), so
     // that returned credits coalesce instead of splitting into ever smaller chunks. Each term
