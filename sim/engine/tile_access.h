@@ -39,9 +39,9 @@ template <class Memory>
 class TileAccess {
  public:
   // `l1_for_sync_loads`: synchronous loads may hit in / allocate into the SM's L1.
-  // `fill_wavefront_bytes`: the bytes one shared-memory wavefront moves (banks x bank width); each
-  // piece of an async copy (cp.async, TMA) occupies the SM's banks for piece / it cycles when it
-  // is issued, as its bytes are written into shared memory (0: they take no bank time).
+  // `fill_wavefront_bytes`: the bytes one shared-memory wavefront moves (banks x bank width); the
+  // bytes of an async copy (cp.async, TMA) occupy the SM's banks for bytes / it cycles from the
+  // time they are issued, as they are written into shared memory (0: they take no bank time).
   TileAccess(Memory& memory, EventQueue& queue, const LoadCredits& credits, bool l1_for_sync_loads,
              core::Bytes fill_wavefront_bytes)
       : memory_(memory), queue_(queue), credits_(credits), l1_for_sync_loads_(l1_for_sync_loads),
