@@ -65,11 +65,6 @@ __global__ void copy_then_compute(const int4* __restrict__ src, int copies, int 
   if (s == 12345.678f) sink[threadIdx.x] = s;  // keeps the work; never true in practice
 }
 
-long long median(std::vector<long long> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,7 +113,8 @@ int main(int argc, char** argv) {
       }
       std::printf("%s\n  {\"copy_bytes_per_cta\": %d, \"ffma_per_thread\": %d, \"issue_cycles\": %lld, "
                   "\"compute_cycles\": %lld, \"done_cycles\": %lld}",
-                  first ? "" : ",", copies * 16 * kThreads, ffma, median(issue), median(compute), median(done));
+                  first ? "" : ",", copies * 16 * kThreads, ffma, attnsim::cuda::median(issue),
+                  attnsim::cuda::median(compute), attnsim::cuda::median(done));
       first = false;
     }
   }

@@ -1,14 +1,16 @@
-// The standalone microbenchmarks' command line ([OPTION N] [--device N]) and device check: bad
-// arguments are exit 2, a CUDA error or a GPU older than sm_80 exit 1 (their documented codes).
+// The standalone microbenchmarks' command line ([OPTION N] [--device N]), device check and median:
+// bad arguments are exit 2, a CUDA error or a GPU older than sm_80 exit 1 (their documented codes).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/cuda_check.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace attnsim::cuda {
 
@@ -45,6 +47,12 @@ inline cudaDeviceProp open_device(int device, const char* program) {
     std::exit(1);
   }
   return prop;
+}
+
+// The median of `v` (the upper one of an even count; 0 when empty).
+inline long long median(std::vector<long long> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 }  // namespace attnsim::cuda

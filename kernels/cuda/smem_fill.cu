@@ -79,11 +79,6 @@ __global__ void reads_beside_copies(const int4* __restrict__ src, int reads, int
   }
 }
 
-long long median(std::vector<long long> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -118,8 +113,8 @@ int main(int argc, char** argv) {
       warp_cycles.insert(warp_cycles.end(), host.begin(), host.end());
       cta_bytes.insert(cta_bytes.end(), b.begin(), b.end());
     }
-    result[copy] = median(warp_cycles);
-    if (copy) bytes = median(cta_bytes);
+    result[copy] = attnsim::cuda::median(warp_cycles);
+    if (copy) bytes = attnsim::cuda::median(cta_bytes);
   }
   std::printf("{\"device\": \"%s\", \"sm_count\": %d, \"ctas\": %d, \"reads_per_warp\": %lld, "
               "\"read_bytes_per_cta\": %lld, \"read_cycles_alone\": %lld, \"read_cycles_beside_copies\": %lld, "
