@@ -28,6 +28,8 @@ Decisions (the keys: configs/devices/README.md; why they matter: docs/accuracy.m
   <= 0.25 -> false (default); between: undecided.
 - softmax_phases: the warp softmax's whole-kernel time against kernels.csv's rows (54.7 and 293.9
   us at N 1024 and 2048) and its phase cycles (informative; no key).
+The last line gives the decided keys as `--set device.KEY=VALUE` options for `attnsim run` /
+`sweep` and scripts/compare_paper.py (`settings` in --json); a key two readings disagree on is left out.
 Exit codes: 0 read (whatever it decides), 2 bad arguments or an unreadable file.
 """
 import argparse
@@ -171,6 +173,20 @@ def softmax(data):
     return out
 
 
+def settings(r):
+    """The opt-in keys the readings decide, {key: bool}; undecided or disagreeing ones left out."""
+    votes = {}
+    for name in ("async_copy_issue_1cta", "async_copy_issue_per_sm"):
+        if r.get(name):
+            votes.setdefault("sm.queue_async_copies", []).append(r[name]["sm.queue_async_copies"])
+    if r.get("wgmma_sfu"):
+        votes["sm.sfu_holds_tensor"] = [r["wgmma_sfu"]["ex2"]["sm.sfu_holds_tensor"]]
+        votes["sm.fp32_holds_tensor"] = [r["wgmma_sfu"]["fma"]["sm.fp32_holds_tensor"]]
+    if r.get("smem_fill"):
+        votes["sm.async_fills_take_banks"] = [r["smem_fill"]["sm.async_fills_take_banks"]]
+    return {k: v[0] for k, v in votes.items() if None not in v and len(set(v)) == 1}
+
+
 def decide(folder, device):
     spec = preset(device)
     readers = {"async_copy_issue_1cta": async_copies, "async_copy_issue_per_sm": async_copies,
@@ -184,6 +200,7 @@ def decide(folder, device):
             result[name] = read(d) if d else None
         except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as e:
             fail(f"{path}: not the layout its benchmark prints ({e!r})")
+    result["settings"] = settings(result)
     return result
 
 
@@ -239,6 +256,9 @@ def report(r):
                              f"{100 * row['against_kernels_csv']:+.1f} % against kernels.csv")
     else:
         lines.append("softmax_phases: not measured")
+    s = r["settings"]
+    lines.append("as measured: " + (" ".join(f"--set device.{k}={str(v).lower()}" for k, v in s.items())
+                                    if s else "no key decided"))
     return "\n".join(lines)
 
 

@@ -90,6 +90,8 @@ def test_each_key_follows_its_measurement(tmp_path, serial):
     assert r["sm_clock"]["lower_under_load"] == (["issue", "mma"] if serial else [])
     assert r["smem_fill"]["sm.async_fills_take_banks"] is serial
     assert r["smem_fill"]["share_of_bank_cycles"] == pytest.approx(1.0 if serial else 0.02)
+    assert r["settings"] == {"sm.queue_async_copies": not serial, "sm.sfu_holds_tensor": serial,
+                             "sm.fp32_holds_tensor": serial, "sm.async_fills_take_banks": serial}
     assert r["softmax_phases"][0]["against_kernels_csv"] == pytest.approx(60.0 / 54.688 - 1)
 
 
@@ -102,6 +104,7 @@ def test_partial_overlap_changes_nothing(tmp_path):
     r = decide.decide(str(tmp_path), "h200")
     assert r["wgmma_sfu"]["ex2"]["verdict"] == "partial"
     assert r["wgmma_sfu"]["ex2"]["sm.sfu_holds_tensor"] is None
+    assert "sm.sfu_holds_tensor" not in r["settings"] and "sm.fp32_holds_tensor" in r["settings"]
 
 
 def test_command_line(tmp_path):
@@ -115,6 +118,9 @@ def test_command_line(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "sm.sfu_holds_tensor: true" in out.stdout and "sm.queue_async_copies: false" in out.stdout
     assert "sm.async_fills_take_banks: true" in out.stdout
+    assert out.stdout.splitlines()[-1] == ("as measured: --set device.sm.queue_async_copies=false "
+                                           "--set device.sm.sfu_holds_tensor=true --set device.sm.fp32_holds_tensor=true "
+                                           "--set device.sm.async_fills_take_banks=true")
     js = subprocess.run([sys.executable, SCRIPT, str(tmp_path), "--json"], capture_output=True, text=True)
     assert json.loads(js.stdout)["wgmma_sfu"]["fma"]["sm.fp32_holds_tensor"] is True
     bad = subprocess.run([sys.executable, SCRIPT, str(tmp_path / "nowhere")], capture_output=True, text=True)
