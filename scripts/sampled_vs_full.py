@@ -9,7 +9,11 @@ worst cases over all workloads and, where some ran in full in sampled mode too (
 and L2 busy cycles (attnsim__dram_busy_cycles, attnsim__l2_busy_cycles: the busy % and the
 `bound by` line), and of the L2 far hits (attnsim__l2_far_hits: reads served by the other L2
 partition, which rise where sampled mode places a head's CTAs across both partitions more evenly
-than full mode does; docs/sampling.md, known limits), where both runs report them.
+than full mode does; docs/sampling.md, known limits), where both runs report them. The "wave %"
+column splits the time error: it is the error of the run's time less its tail (time x (1 -
+attnsim__tail_pct / 100), the median end of each launch's last wave), so that a time error the
+wave column does not share lies in the two runs' last CTAs (stragglers, whose ends the full
+simulation's own dynamics move: --jitter).
 
 Usage: scripts/sampled_vs_full.py [--binary build/attnsim] [--json OUT] [--reuse-full PREV.json] [--jitter K] LIST...
 --reuse-full: take the full runs' metrics and CPU seconds of workloads found in an earlier --json
@@ -47,7 +51,8 @@ def dram_bytes(m):
 
 
 KEPT = ("gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
-        "attnsim__dram_busy_cycles", "attnsim__l2_busy_cycles", "attnsim__l2_far_hits")  # a JSON row's metrics
+        "attnsim__dram_busy_cycles", "attnsim__l2_busy_cycles", "attnsim__l2_far_hits",
+        "attnsim__tail_pct")  # a JSON row's metrics
 # Errors a row has where both runs report the metric (absent from full runs of older files).
 PAIRED = {"dram_busy_err": "attnsim__dram_busy_cycles", "l2_busy_err": "attnsim__l2_busy_cycles",
         "far_hits_err": "attnsim__l2_far_hits"}
@@ -65,6 +70,11 @@ def jittered_full_runs(binary, args, clock, k):
         times.append(m["gpu__time_duration.sum"] * c / clock)
         drams.append(dram_bytes(m))
     return times, drams
+
+
+def wave_time(m):
+    """The time less its tail: the median end of the last wave, summed over launches."""
+    return m["gpu__time_duration.sum"] * (1 - m["attnsim__tail_pct"] / 100)
 
 
 def rel(a, b):
@@ -92,7 +102,7 @@ def main():
         with open(a.reuse_full) as f:
             reuse = {r["workload"]: r for r in json.load(f)}
     rows, failed = [], 0
-    print(f"{'time err %':>10} {'kernel %':>10} {'DRAM err %':>10} {'L2 err %':>9} {'sampled %':>9} {'est. %':>7} {'full s':>7} {'samp s':>7} {'speed-up':>8}  workload")
+    print(f"{'time err %':>10} {'wave %':>7} {'kernel %':>10} {'DRAM err %':>10} {'L2 err %':>9} {'sampled %':>9} {'est. %':>7} {'full s':>7} {'samp s':>7} {'speed-up':>8}  workload")
     for line in lines:
         args = shlex.split(line)
         try:
@@ -129,6 +139,8 @@ def main():
         for name, metric in PAIRED.items():  # absent from the full runs of files written before them
             if metric in full and metric in samp:
                 r[name] = rel(samp[metric], full[metric])
+        if "attnsim__tail_pct" in full and "attnsim__tail_pct" in samp:
+            r["wave_err"] = rel(wave_time(samp), wave_time(full))
         if jitter:
             fulls = [full["gpu__time_duration.sum"], *jitter]
             mid = statistics.median(fulls)
@@ -142,7 +154,8 @@ def main():
             r["dram_err_vs_median_full"] = rel(dram_bytes(samp), dmid)
         rows.append(r)
         worst_kern = f"{100 * max(kern, key=abs):10.3f}" if kern else f"{'-':>10}"
-        print(f"{100 * r['time_err']:10.3f} {worst_kern} {100 * r['dram_err']:10.3f} {100 * r['l2_err']:9.3f} "
+        wave = f"{100 * r['wave_err']:7.3f}" if "wave_err" in r else f"{'-':>7}"
+        print(f"{100 * r['time_err']:10.3f} {wave} {worst_kern} {100 * r['dram_err']:10.3f} {100 * r['l2_err']:9.3f} "
               f"{100 * r['sampled_fraction']:9.2f} {r['estimated_err_pct']:7.2f} {cpu_f:7.2f} {cpu_s:7.2f} "
               f"{cpu_f / max(cpu_s, 1e-9):8.1f}  {line}", flush=True)
         if jitter:
@@ -167,6 +180,11 @@ def main():
         if fh:
             print(f"L2 far hits ({len(fh)} sampled workloads): err median {100 * statistics.median(fh):+.3f} %, "
                   f"|err| worst {100 * max(fh, key=abs):+.3f} %")
+        w = [r for r in rows if "wave_err" in r]
+        if w:
+            we = [abs(r["wave_err"]) for r in w]
+            print(f"the time less its tail ({len(w)} workloads; the median end of each launch's last wave): |err| median "
+                  f"{100 * statistics.median(we):.3f} %, worst {100 * max(we):.3f} %")
         k = [abs(e) for r in rows for e in r["kernel_time_errs"]]
         if k:
             print(f"{len(k)} kernels of {sum(1 for r in rows if r['kernel_time_errs'])} workloads: |time err| median "

@@ -3,7 +3,7 @@
 kernels' errors cancel in the run's total; --reuse-full takes the full runs from an earlier JSON;
 --jitter reports the perturbed full runs' spread and the sampled errors (time, DRAM bytes) against
 their medians; the summary has a line over the sampled workloads alone; the busy cycles' and L2 far
-hits' errors are reported.
+hits' errors are reported; the time less its tail ("wave %").
 Run: ATTNSIM=build/attnsim /usr/bin/python3 -m pytest scripts/tests/test_sampled_vs_full.py"""
 import json
 import os
@@ -187,3 +187,31 @@ def test_busy_cycle_errors_are_reported(attnsim_bin, tmp_path):
     out3 = run(["--binary", wrapper, "--reuse-full", out_json, "--json", out2, lst])
     assert "dram_busy_err" not in json.load(open(out2))[0] and "busy cycles" not in out3, out3
     assert "far_hits_err" not in json.load(open(out2))[0] and "far hits" not in out3, out3
+
+
+# The sampled run's last CTA ends later by a tenth of the time (a straggler): its time is 10 %
+# longer and its tail share such that the time less the tail is the full run's.
+TAIL_WRAPPER = """#!/bin/bash
+mode=full
+for a in "$@"; do [ "$a" = "sim.mode=sampled" ] && mode=sampled; done
+"{attnsim}" "$@" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m = d["metrics"]
+if "'$mode'" == "sampled":
+    bulk = m["gpu__time_duration.sum"] * (1 - m["attnsim__tail_pct"] / 100)
+    m["gpu__time_duration.sum"] *= 1.1
+    m["attnsim__tail_pct"] = 100 * (1 - bulk / m["gpu__time_duration.sum"])
+json.dump(d, sys.stdout)
+'
+"""
+
+
+def test_the_wave_column_leaves_out_the_runs_tails(attnsim_bin, tmp_path):
+    wrapper, lst, out_json = make_inputs(TAIL_WRAPPER, attnsim_bin, tmp_path)
+    out = run(["--binary", wrapper, "--json", out_json, lst])
+    r = json.load(open(out_json))[0]
+    assert abs(r["time_err"] - 0.1) < 1e-9, r
+    assert abs(r["wave_err"]) < 1e-9, r  # the time less its tail is the same in both runs
+    assert "attnsim__tail_pct" in r["full"] and "attnsim__tail_pct" in r["sampled"], r
+    assert "the time less its tail (1 workloads" in out and "worst 0.000 %" in out, out

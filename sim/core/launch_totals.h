@@ -80,6 +80,9 @@ struct LaunchTotals {
   Bytes smem_per_cta = 0;
   std::uint64_t ctas = 0;
   double waves = 0;
+  // (end - the median end of the last wave's CTAs) / end (engine::LastWave): how much of the time
+  // rests on the slowest CTAs, whose ends a small change of the dynamics moves.
+  double tail = 0;
   std::optional<double> cycles_per_load;  // kernels that time their blocking loads
   // sim.mode: sampled (engine/sampler.h): ops simulated over the launch's ops, and the relative
   // standard error of the CTAs' time that the extrapolated steps may carry (summed, so a bound).

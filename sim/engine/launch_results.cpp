@@ -97,6 +97,7 @@ core::KernelResult LaunchSimulator<Memory>::results(double end) {
   t.smem_per_cta = shape_.smem_per_cta();
   t.ctas = scheduler_.num_ctas();
   t.waves = scheduler_.waves(static_cast<std::uint32_t>(sms_.size()));
+  t.tail = last_wave_.tail(end);
   if (record_blocking_ && !blocking_done_.empty()) {
     // The timed loads are the last timed_loads blocking loads (e.g. pointer_chase's warm
     // traversal before them is not timed, as in the benchmark).

@@ -42,6 +42,7 @@ LaunchSimulator<Memory>::LaunchSimulator(const core::DeviceSpec& device, const c
       series_(options.sample_period_ns <= 0 ? 0.0 : options.sample_period_ns * device.clock_ghz) {
   sms_.assign(device.sm.count, Sm::from_spec(device));
   slots_.resize(static_cast<std::size_t>(device.sm.count) * slots_per_sm_);
+  last_wave_ = LastWave(slots_.size());
   groups_ = launch.warp_groups();
   mbar_counts_ = launch.mbarriers();
   check_groups();
@@ -150,6 +151,7 @@ void LaunchSimulator<Memory>::retire(std::uint32_t slot, double now) {
   if (sampling_) sampler_.end_cta(slot, now);
   scheduler_.retire_one();
   end_time_ = std::max(end_time_, now);
+  last_wave_.retire(now);
   if (scheduler_.cluster_size() > 1) {
     scheduler_.free_slot(slot);
     place_clusters(now);

@@ -26,6 +26,7 @@
 #include "sim/engine/cta_slot.h"
 #include "sim/engine/engine.h"
 #include "sim/engine/event_queue.h"
+#include "sim/engine/last_wave.h"
 #include "sim/engine/launch_stats.h"
 #include "sim/engine/load_credits.h"
 #include "sim/engine/memory_system.h"
@@ -129,6 +130,7 @@ class LaunchSimulator {
   std::vector<Sm> sms_;
   std::vector<CtaSlot> slots_;
   double end_time_ = 0;
+  LastWave last_wave_;  // retire times of the last wave (the launch's tail)
   core::Bytes final_writeback_ = 0;  // DRAM bytes of the dirty lines left at the end (results())
   ProgressGuard guard_;
 

@@ -37,6 +37,7 @@ core::Metrics launch_metrics(const core::LaunchTotals& t) {
   core::set_metric(m, "attnsim__sim_mode", t.sampled ? 1.0 : 0.0);
   core::set_metric(m, "attnsim__sampled_fraction", t.sampled_fraction);
   core::set_metric(m, "attnsim__sampling_error_pct", 100.0 * t.sampling_error);
+  core::set_metric(m, "attnsim__tail_pct", 100.0 * t.tail);
   core::set_metric(m, "attnsim__cycles", t.cycles);
   core::set_metric(m, "attnsim__flops", t.stats.flops);
   core::set_metric(m, "attnsim__l2_near_hits", static_cast<double>(c.l2_near_hits));

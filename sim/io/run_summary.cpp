@@ -63,7 +63,8 @@ void print_summary(const core::RunResult& result, const core::DeviceSpec& device
                       " % achieved, " + fixed(metric(km, "sm__maximum_warps_per_active_cycle_pct"), 1) +
                       " % theoretical (" + TablePrinter::format_value(ctas) + " CTA" + (ctas == 1 ? "" : "s") +
                       " per SM), limited by " + k->occupancy_limiter + "; " +
-                      fixed(metric(km, "launch__waves_per_multiprocessor"), 2) + " waves";
+                      fixed(metric(km, "launch__waves_per_multiprocessor"), 2) + " waves, tail " +
+                      fixed(metric(km, "attnsim__tail_pct"), 1) + " %";
     if (result.kernels.size() > 1) occ += " (longest launch: " + k->name + ")";
     line("occupancy", occ);
   }

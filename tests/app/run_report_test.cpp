@@ -55,7 +55,7 @@ TEST(RunReport, StartsWithTheHumanSummary) {
       << head;
   EXPECT_TRUE(std::regex_search(
       head, std::regex("\noccupancy +[0-9.]+ % achieved, [0-9.]+ % theoretical \\([0-9]+ CTAs? per SM\\), limited by "
-                       "(registers|shared_mem|warps|blocks); [0-9.]+ waves\n")))
+                       "(registers|shared_mem|warps|blocks); [0-9.]+ waves, tail [0-9.]+ %\n")))
       << head;
   EXPECT_NE(head.find("B_r = block_m = 128, B_c = block_n = 128"), std::string::npos) << head;
   EXPECT_NE(head.find(kernels::block_size_rule("flash2")), std::string::npos) << head;

@@ -1,5 +1,5 @@
 // Components alone: event queue, bandwidth server, HBM channels, L2 tag store, bank conflicts,
-// the fluid load of sampled simulation.
+// the fluid load of sampled simulation, the last wave's retire times.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -11,6 +11,7 @@
 #include "sim/engine/fluid_load.h"
 #include "sim/engine/hbm.h"
 #include "sim/engine/l2_cache.h"
+#include "sim/engine/last_wave.h"
 #include "sim/engine/shared_memory_banks.h"
 
 namespace attnsim::engine {
@@ -29,6 +30,19 @@ TEST(EventQueue, PopsInTimeOrderAndBreaksTiesByInsertion) {
 
 // A skipped step's bytes spread over its span: a timed access there runs at the rate the fluid
 // leaves (half the capacity: twice as long), not behind a queue of the whole step's bytes.
+// The tail is measured against the median of the last `size` retirements only: earlier waves'
+// ends have left the window.
+TEST(LastWave, TailIsTheLastEndsExcessOverTheLastWavesMedian) {
+  LastWave w(4);
+  EXPECT_DOUBLE_EQ(w.tail(100), 0.0);  // nothing retired
+  for (double t : {10.0, 11.0, 12.0, 13.0}) w.retire(t);  // a first wave
+  for (double t : {90.0, 92.0, 94.0, 100.0}) w.retire(t);  // the last: median (upper) 94
+  EXPECT_DOUBLE_EQ(w.tail(100), 0.06);
+  LastWave one(8);  // fewer CTAs than slots: the median of those that retired
+  for (double t : {50.0, 60.0, 100.0}) one.retire(t);
+  EXPECT_DOUBLE_EQ(one.tail(100), 0.4);
+}
+
 TEST(FluidLoad, TimedAccessesSeeTheFluidsShareOfTheCapacity) {
   FluidLoad f(10.0);                            // 10 bytes per cycle
   EXPECT_DOUBLE_EQ(f.factor(1000), 1.0);        // nothing there

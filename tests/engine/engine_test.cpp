@@ -261,6 +261,22 @@ TEST(Engine, WavesAndOccupancyMetricsFollowTheOccupancyRules) {
   EXPECT_DOUBLE_EQ(metric(r, "attnsim__cycles"), 5 * 20.0);
 }
 
+TEST(Engine, APartialLastWaveIsTheLaunchsTail) {
+  // One CTA per SM (64 KiB of shared memory on a 100 KiB SM), 4 SMs, CTAs of 20 FP32 cycles each.
+  auto launch = [](std::uint64_t ctas) {
+    return program_of(std::make_unique<ScriptedLaunch>(ctas, 128, 64 * 1024, [](std::uint64_t) {
+      return std::vector<core::TileOp>{simple(core::OpKind::kElementwise, 1280)};
+    }));
+  };
+  // Two whole waves: the last four CTAs end together, nothing rests on a straggler.
+  EXPECT_DOUBLE_EQ(metric(simulate(small_gpu(), launch(8)).at(0), "attnsim__tail_pct"), 0.0);
+  // A fifth CTA alone in the second wave: the launch ends 20 cycles after the median end of the
+  // last four CTAs (20 cycles): half its time.
+  const auto r = simulate(small_gpu(), launch(5)).at(0);
+  EXPECT_DOUBLE_EQ(metric(r, "attnsim__cycles"), 40.0);
+  EXPECT_DOUBLE_EQ(metric(r, "attnsim__tail_pct"), 50.0);
+}
+
 TEST(Engine, InstructionIssueIsSharedByTheCtasOfAnSm) {
   // 4 schedulers x 32 lanes = 128 thread instructions per cycle per SM; 2 CTAs per SM (48 KiB of
   // shared memory each), 8 CTAs on 4 SMs: each SM issues 2 x 12800 instructions in 200 cycles.
