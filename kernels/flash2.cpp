@@ -149,14 +149,15 @@ class Flash2Fwd : public core::KernelLaunch {
     auto mma = [&](std::uint64_t mm, std::uint64_t nn, std::uint64_t kk) {
       return flavoured_mma(mm, nn, kk, flavour_);
     };
-    // Operand reads of one GEMM over k: with mma.sync loaded ahead by ldmatrix, k-slice by
-    // k-slice (operand_reads_ahead); wgmma reads its operands itself, as one read.
+    // Operand reads of one GEMM over k, k-slice by k-slice (operand_reads_ahead): with mma.sync
+    // loaded ahead by ldmatrix; with wgmma read by the tensor cores themselves, one k16 slice per
+    // instruction of the GEMM's chain of async wgmmas, the next one's while the last one computes.
     // Each ldmatrix.x4 (SM75_U32x4_LDSM_N; .trans for V) moves 16 B per thread: one issue slot per
     // 16 B read (thread instructions, as kIssue counts them).
     auto operand_reads = [&](Tensor t, std::uint64_t rows, std::uint64_t k) {
       const bool sync_mma = flavour_ == core::MmaFlavour::kMmaSync;
       if (sync_mma) out.push_back(L::count_op(OpKind::kIssue, rows * row_bytes / 16));
-      operand_reads_ahead(out, t, rows, row_bytes, sync_mma ? k / 16 : 1);
+      operand_reads_ahead(out, t, rows, row_bytes, k / 16);
     };
     // FP32-pipe and MUFU thread instructions of FA-2's softmax (softmax.h, softmax_rescale_o; the
     // mma.sync accumulator layout gives each row of a warp's tile to a quad of 4 threads). Per

@@ -2,8 +2,11 @@
 // ldmatrix, Q not kept in registers) has every warp read all of K_j and V_j, re-reads the Q tile
 // each step, and stages O through shared memory; the compute covers whole block_m-row tiles.
 // docs/accuracy.md compares the resulting wavefronts with kernels.csv (within 5 % on all nine
-// flash_fwd_kernel rows).
+// flash_fwd_kernel rows). Both MMA flavours read their shared-memory operands k-slice by k-slice:
+// only the first 16-wide slice is waited for before the MMA, the rest overlaps it.
 #include <gtest/gtest.h>
+
+#include <vector>
 
 #include "kernels/registry.h"
 #include "sim/config/device_loader.h"
@@ -45,6 +48,31 @@ TEST(Flash2OperandTraffic, EveryWarpReadsKAndVAndQIsReadEachStep) {
       // Tensor-core work of whole tiles: 2 GEMMs of block_m x block_n x d per step, even when a
       // tile holds a single valid row.
       EXPECT_GE(r[0].totals.stats.flops, static_cast<double>(ctas * steps * 2 * 2 * w.block_m * w.block_n * w.head_dim));
+    }
+  }
+}
+
+// S = Q K_jᵀ of a step, under mma.sync (FA-2) and under wgmma (Triton on sm_90): Q's and K's reads
+// are each a first k16 slice the MMA waits for and an async rest read ahead of the MMAs that use it.
+TEST(Flash2OperandTraffic, BothMmaFlavoursReadOperandsOneK16SliceAhead) {
+  const core::DeviceSpec dev = config::load_device("h200", {});
+  for (core::KernelImpl impl : {core::KernelImpl::kFa2, core::KernelImpl::kTriton}) {
+    core::Workload w = flash2(128, 256, 4);
+    w.impl = impl;
+    w.stages = 3;
+    const core::TileProgram p = make_program(w, dev);
+    std::vector<core::TileOp> ops;
+    ASSERT_TRUE(p.launches.at(0)->emit_group_step(0, 0, 2, ops));
+    std::vector<const core::TileOp*> reads;
+    for (const core::TileOp& op : ops)
+      if (op.kind == core::OpKind::kSharedRead && (op.tensor == core::Tensor::kQ || op.tensor == core::Tensor::kK))
+        reads.push_back(&op);
+    ASSERT_EQ(reads.size(), 4u) << static_cast<int>(impl);
+    for (std::size_t i = 0; i < 4; i += 2) {
+      const std::uint64_t slices = w.head_dim / 16;
+      EXPECT_FALSE(reads[i]->async);
+      EXPECT_TRUE(reads[i + 1]->async);
+      EXPECT_EQ(reads[i + 1]->bytes(), (slices - 1) * reads[i]->bytes()) << static_cast<int>(impl);
     }
   }
 }
