@@ -124,6 +124,12 @@ class Flash2Fwd : public core::KernelLaunch {
     const std::uint64_t m = w_.block_m / groups_, row0 = cta_row0 + group * m;
     const std::uint64_t r = cta_r > group * m ? std::min(m, cta_r - group * m) : 0;
     const std::uint64_t pre = w_.stages > 1 ? w_.stages - 1 : 0;
+    // Triton's causal kernel (the tutorial's _attn_fwd, STAGE 3) runs the key blocks left of the
+    // diagonal band and then the band as two loops (_attn_fwd_inner with STAGE 1, then 2, which
+    // masks every block), each software-pipelined on its own (cp.async path below). `band`: the
+    // band's first block (0: one loop, as every other kernel here).
+    const bool two_loops = w_.causal && w_.impl == core::KernelImpl::kTriton && !tma_;
+    const std::uint64_t band = two_loops ? std::min(blocks, (cta_row0 + (w_.seq_kv - w_.seq_q)) / w_.block_n) : 0;
     const std::uint64_t d = w_.head_dim;
     auto kv_block = [&](std::uint64_t j) {  // this group's share of K_j and V_j
       const std::uint64_t c = std::min(w_.block_n, w_.seq_kv - j * w_.block_n);
@@ -173,7 +179,8 @@ class Flash2Fwd : public core::KernelLaunch {
       operand_reads(Tensor::kQ, m, d);
       operand_reads(Tensor::kK, readers * c, d);
       out.push_back(mma(m, c, d));
-      if (w_.causal && j + 1 == blocks) out.push_back(L::count_op(OpKind::kElementwise, 2 * m * c));
+      if (w_.causal && (two_loops ? j >= band : j + 1 == blocks))
+        out.push_back(L::count_op(OpKind::kElementwise, 2 * m * c));
     };
     auto softmax_pv = [&](std::uint64_t j) {  // online softmax (max, exp, sum, rescale O), O += P V_j
       const std::uint64_t c = rows_of(j);
@@ -253,18 +260,26 @@ class Flash2Fwd : public core::KernelLaunch {
       }
     } else {
       // `stages` - 1 K/V blocks in flight ahead of the one being computed (cp.async groups; Triton's
-      // software pipeliner with num_stages = stages).
+      // software pipeliner with num_stages = stages), within one loop: with Triton's two causal
+      // loops the first does not load the band's blocks ahead, and the band starts with its own
+      // prologue, its first block waited for with nothing to overlap.
+      auto same_loop = [&](std::uint64_t a, std::uint64_t b) { return (a < band) == (b < band); };
       if (step == 0) {
         if (r > 0) out.push_back(layout_.q_rows(OpKind::kLoad, Tensor::kQ, bh, row0, r, true));
         for (std::uint64_t j = 0; j < pre; ++j) {  // empty groups past the last block keep wait(pre) exact
-          if (j < blocks) kv_block(j);
+          if (j < blocks && same_loop(0, j)) kv_block(j);
           out.push_back(L::simple(OpKind::kCommit));
         }
         return true;
       }
       if (step <= blocks) {
         const std::uint64_t j = step - 1;
-        if (j + pre < blocks) kv_block(j + pre);
+        if (band > 0 && j == band)  // the band loop's prologue
+          for (std::uint64_t k = j; k < j + pre; ++k) {
+            if (k < blocks) kv_block(k);
+            out.push_back(L::simple(OpKind::kCommit));
+          }
+        if (j + pre < blocks && same_loop(j, j + pre)) kv_block(j + pre);
         out.push_back(L::simple(OpKind::kCommit));
         out.push_back(L::count_op(OpKind::kWait, pre));
         out.push_back(L::simple(OpKind::kBarrier));

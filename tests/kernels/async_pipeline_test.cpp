@@ -1,6 +1,7 @@
 // The async-copy pipelines of the GEMM and flash2 (generic `stages`) programs: every MMA runs
 // only after the cp.async group holding its operands has been waited for, also when a CTA has
-// fewer k-chunks / K-V blocks than pipeline stages (the prologue then commits empty groups).
+// fewer k-chunks / K-V blocks than pipeline stages (the prologue then commits empty groups), and
+// Triton's causal kernel pipelines its two loops (left of the diagonal band, the band) apart.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -73,6 +74,52 @@ TEST(AsyncPipeline, Flash2MmaWaitsForItsKvBlockWithMoreStagesThanBlocks) {
       const core::TileProgram p = make_program(w, dev);
       EXPECT_EQ(early_mmas(*p.launches[0], 2), 0) << "seq_kv " << seq_kv << " stages " << stages;
     }
+}
+
+// Triton's causal _attn_fwd: the blocks left of the band (STAGE 1) and the band (STAGE 2) are two
+// loops, each software-pipelined on its own: no band block is loaded before the first loop's last
+// block has been computed, and every MMA still waits for the group holding its K/V block.
+TEST(AsyncPipeline, TritonCausalLoadsTheBandAfterTheBlocksLeftOfIt) {
+  const core::DeviceSpec h200 = config::load_device("h200", {});
+  core::Workload w;
+  w.kernel = "flash2";
+  w.impl = core::KernelImpl::kTriton;
+  w.causal = true;
+  w.batch = 1;
+  w.heads = 1;
+  w.seq_q = w.seq_kv = 512;
+  w.head_dim = 64;
+  w.block_m = 128;
+  w.block_n = 32;
+  w.warps = 4;
+  w.stages = 3;
+  const core::TileProgram p = make_program(w, h200);
+  const core::KernelLaunch& launch = *p.launches.at(0);
+  const std::uint64_t cta = 2, band = 2 * 128 / 32, blocks = band + 128 / 32;  // rows 256..383
+  std::vector<std::uint64_t> group_of;  // K/V block -> the commit group holding its loads
+  std::uint64_t committed = 0, retired = 0, mmas = 0, masks = 0;
+  std::vector<core::TileOp> ops;
+  for (std::uint64_t step = 0; launch.emit_step(cta, step, ops); ++step) {
+    for (const core::TileOp& op : ops) {
+      if (op.kind == core::OpKind::kLoad && op.tensor == core::Tensor::kK) {
+        if (group_of.size() == band) EXPECT_EQ(mmas, 2 * band) << "band block loaded ahead of the first loop's end";
+        group_of.push_back(committed);
+      }
+      if (op.kind == core::OpKind::kCommit) ++committed;
+      if (op.kind == core::OpKind::kWait && committed > op.count) retired = std::max(retired, committed - op.count);
+      if (op.kind == core::OpKind::kElementwise && op.count == 2ull * 128 * 32) ++masks;
+      if (op.kind == core::OpKind::kMma) {
+        const std::uint64_t j = mmas / 2;  // S_j, then P V_j
+        ASSERT_LT(j, group_of.size());
+        EXPECT_GT(retired, group_of[j]) << "MMA of block " << j << " before its loads were waited for";
+        ++mmas;
+      }
+    }
+    ops.clear();
+  }
+  EXPECT_EQ(group_of.size(), blocks);
+  EXPECT_EQ(mmas, 2 * blocks);
+  EXPECT_EQ(masks, blocks - band);  // STAGE 2 masks every block of the band
 }
 
 }  // namespace
