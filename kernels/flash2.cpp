@@ -124,10 +124,10 @@ class Flash2Fwd : public core::KernelLaunch {
     const std::uint64_t m = w_.block_m / groups_, row0 = cta_row0 + group * m;
     const std::uint64_t r = cta_r > group * m ? std::min(m, cta_r - group * m) : 0;
     const std::uint64_t pre = w_.stages > 1 ? w_.stages - 1 : 0;
-    // Triton's causal kernel (the tutorial's _attn_fwd, STAGE 3) runs the key blocks left of the
-    // diagonal band and then the band as two loops (_attn_fwd_inner with STAGE 1, then 2, which
-    // masks every block), each software-pipelined on its own (cp.async path below). `band`: the
-    // band's first block (0: one loop, as every other kernel here).
+    // Triton's causal kernel (the tutorial's _attn_fwd, STAGE 3, read at dc6ee3e) runs the key
+    // blocks left of the diagonal band and then the band as two loops (_attn_fwd_inner with STAGE 1,
+    // then 2, which masks every block), each software-pipelined on its own (cp.async path below).
+    // `band`: the band's first block (0: one loop, as every other kernel here).
     const bool two_loops = w_.causal && w_.impl == core::KernelImpl::kTriton && !tma_;
     const std::uint64_t band = two_loops ? std::min(blocks, (cta_row0 + (w_.seq_kv - w_.seq_q)) / w_.block_n) : 0;
     const std::uint64_t d = w_.head_dim;
