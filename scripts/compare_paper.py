@@ -49,9 +49,12 @@ PASS_FLOPS = {"fwd": 1.0, "bwd": 2.5}
 # Paper column -> attnsim kernel and the workload keys that select the implementation.
 IMPLS = {
     "fa2": {"kernel": "flash2", "keys": {"impl": "fa2"}},        # Dao-AILab CUDA FlashAttention-2
-    # Triton tutorial's FlashAttention as of the paper (July 2024): its block-pointer kernel
-    # (cp.async); the tutorial's TMA kernel came later (docs/kernels.md, `tma`).
-    "triton": {"kernel": "flash2", "keys": {"impl": "triton", "tma": False}},
+    # Triton's FlashAttention as the paper ran it: FlashAttention's hopper/benchmark_flash_attention.py
+    # (Dao-AILab/flash-attention 1899c97) imports triton.ops.flash_attention, whose forward launches
+    # BLOCK_M 128, BLOCK_N 64, num_stages 4 and num_warps 4 (head dim <= 64) or 8 (triton-lang/triton
+    # python/triton/ops/flash_attention.py, 022ef48): a block-pointer (cp.async) kernel.
+    "triton": {"kernel": "flash2", "keys": {"impl": "triton", "tma": False},
+               "per_head_dim": lambda d: {"block_m": 128, "block_n": 64, "stages": 4, "warps": 4 if d <= 64 else 8}},
     # PyTorch eager attention as FlashAttention's benchmark runs it (attention_pytorch: packed qkv),
     # with the row softmax of PyTorch 2.3, the stable release when the paper was measured (July
     # 2024): rows of more than 1024 values go through the three-pass block kernel (docs/kernels.md).
@@ -94,7 +97,14 @@ def sweep_spec(impl, dtype, device, points, overrides, pass_="fwd"):
     base = {"kernel": m["kernel"], "dtype": dtype, "pass": "fwd" if pass_ == "fwd" else "fwdbwd"}
     base.update(m["keys"])
     zip_axes = {k: [] for k in ("batch", "heads", "seq", "head_dim", "causal")}
+    per_d = m.get("per_head_dim")
+    if per_d:
+        for k in per_d(64):
+            zip_axes[k] = []
     for p in points:
+        if per_d:
+            for k, v in per_d(p["head_dim"]).items():
+                zip_axes[k].append(v)
         zip_axes["batch"].append(p["batch"])
         zip_axes["heads"].append(p["heads"])
         zip_axes["seq"].append(p["seq_len"])

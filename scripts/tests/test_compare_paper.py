@@ -46,6 +46,17 @@ def test_sweep_yaml_selects_the_implementation():
     assert "batch: [32]" in text and "heads: [32]" in text and "causal: [false]" in text
 
 
+def test_triton_points_launch_as_triton_ops_did():
+    """The paper's Triton column ran triton.ops.flash_attention: 128 x 64 tiles, 4 stages, 4 warps
+    at head dim 64 and 8 at 128, per point."""
+    pts = cp.read_points("triton", "fp16", seq_lens=[1024], causal=False)
+    assert sorted(p["head_dim"] for p in pts) == [64, 128]
+    text = cp.yaml_text(cp.sweep_spec("triton", "fp16", "h100-sxm", pts, {}))
+    dims = [p["head_dim"] for p in pts]
+    assert f"warps: [{', '.join('4' if d <= 64 else '8' for d in dims)}]" in text, text
+    assert "block_n: [64, 64]" in text and "stages: [4, 4]" in text and "block_m: [128, 128]" in text, text
+
+
 def test_fa2_subset_meets_the_targets(attnsim_bin):
     """flash2 impl fa2 on h100-sxm against the paper's FA-2 column at head_dim 128, N 512 and 1024,
     causal and not (4 points, a few seconds): median |error| <= 8 %, worst <= 15 %. The whole
