@@ -106,8 +106,49 @@ class Flash2Fwd : public core::KernelLaunch {
                        std::vector<TileOp>& out) const override {
     return group < groups_ && emit(cta, group, step, out);
   }
+  // The loop steps' shapes, from the predicates emit() branches on: the K/V block's rows, the
+  // rows of the block loaded ahead (0: none), whether the block is masked. Unknown for the
+  // prologue, the epilogue, the band loop's prologue and the TMA path (whose barrier indices and
+  // phases change from step to step).
+  std::uint64_t step_shape(std::uint64_t cta, std::uint32_t group, std::uint64_t step) const override {
+    const Loop l = loop(cta);
+    if (group >= groups_ || tma_ || step == 0 || step > l.blocks) return kUnknownStepShape;
+    const std::uint64_t j = step - 1;
+    auto rows_of = [&](std::uint64_t b) { return std::min(w_.block_n, w_.seq_kv - b * w_.block_n); };
+    std::uint64_t ahead = 0;  // the rows of the block this step loads ahead
+    if (w_.stages == 2 && w_.impl == core::KernelImpl::kFa2) {
+      ahead = j + 1 < l.blocks ? rows_of(j + 1) : 0;
+    } else {
+      if (l.band > 0 && j == l.band) return kUnknownStepShape;
+      ahead = j + l.pre < l.blocks && (j < l.band) == (j + l.pre < l.band) ? rows_of(j + l.pre) : 0;
+    }
+    const bool masked = w_.causal && (l.two_loops ? j >= l.band : j + 1 == l.blocks);
+    return std::uint64_t{masked} | rows_of(j) << 1 | ahead << 32;
+  }
 
  private:
+  // A CTA's loop: its K/V blocks, the blocks loaded ahead, and Triton's causal band (the band's
+  // first block; 0: one loop, as every other kernel here).
+  struct Loop {
+    std::uint64_t blocks = 0, pre = 0, band = 0;
+    bool two_loops = false;
+  };
+  Loop loop(std::uint64_t cta) const {
+    const std::uint64_t bhs = w_.batch * w_.heads;
+    const std::uint64_t i = w_.cta_order == core::CtaOrder::kRowMajor ? cta % t_r_ : cta / bhs;
+    const std::uint64_t cta_row0 = i * w_.block_m, cta_r = std::min(w_.block_m, w_.seq_q - cta_row0);
+    Loop l;
+    l.blocks = w_.causal ? KernelDefaults::causal_col_blocks(cta_row0, cta_r, w_.seq_kv - w_.seq_q, w_.seq_kv, w_.block_n)
+                         : core::ceil_div(w_.seq_kv, w_.block_n);
+    l.pre = w_.stages > 1 ? w_.stages - 1 : 0;
+    // Triton's causal kernel (the tutorial's _attn_fwd, STAGE 3, read at dc6ee3e) runs the key
+    // blocks left of the diagonal band and then the band as two loops (_attn_fwd_inner with STAGE 1,
+    // then 2, which masks every block), each software-pipelined on its own (cp.async path below).
+    l.two_loops = w_.causal && w_.impl == core::KernelImpl::kTriton && !tma_;
+    l.band = l.two_loops ? std::min(l.blocks, (cta_row0 + (w_.seq_kv - w_.seq_q)) / w_.block_n) : 0;
+    return l;
+  }
+
   // The ops of warp group `group` (of groups_) at loop step `step`: its rows of the tile, its share
   // of the K/V loads (each thread of the CTA copies a part of every block), the CTA's barriers.
   bool emit(std::uint64_t cta, std::uint32_t group, std::uint64_t step, std::vector<TileOp>& out) const {
@@ -116,20 +157,13 @@ class Flash2Fwd : public core::KernelLaunch {
     const std::uint64_t i = row_major ? cta % t_r_ : cta / bhs;
     const std::uint64_t bh = row_major ? cta / t_r_ : cta % bhs;
     const std::uint64_t cta_row0 = i * w_.block_m, cta_r = std::min(w_.block_m, w_.seq_q - cta_row0);
-    const std::uint64_t blocks =
-        w_.causal ? KernelDefaults::causal_col_blocks(cta_row0, cta_r, w_.seq_kv - w_.seq_q, w_.seq_kv, w_.block_n)
-                  : core::ceil_div(w_.seq_kv, w_.block_n);
+    const Loop l = loop(cta);
+    const std::uint64_t blocks = l.blocks, pre = l.pre, band = l.band;
+    const bool two_loops = l.two_loops;
     // This group's rows (all of them with one group); a group past the valid rows still computes
     // its whole tile and meets the barriers, but loads and stores nothing of Q and O.
     const std::uint64_t m = w_.block_m / groups_, row0 = cta_row0 + group * m;
     const std::uint64_t r = cta_r > group * m ? std::min(m, cta_r - group * m) : 0;
-    const std::uint64_t pre = w_.stages > 1 ? w_.stages - 1 : 0;
-    // Triton's causal kernel (the tutorial's _attn_fwd, STAGE 3, read at dc6ee3e) runs the key
-    // blocks left of the diagonal band and then the band as two loops (_attn_fwd_inner with STAGE 1,
-    // then 2, which masks every block), each software-pipelined on its own (cp.async path below).
-    // `band`: the band's first block (0: one loop, as every other kernel here).
-    const bool two_loops = w_.causal && w_.impl == core::KernelImpl::kTriton && !tma_;
-    const std::uint64_t band = two_loops ? std::min(blocks, (cta_row0 + (w_.seq_kv - w_.seq_q)) / w_.block_n) : 0;
     const std::uint64_t d = w_.head_dim;
     auto kv_block = [&](std::uint64_t j) {  // this group's share of K_j and V_j
       const std::uint64_t c = std::min(w_.block_n, w_.seq_kv - j * w_.block_n);

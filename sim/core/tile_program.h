@@ -79,6 +79,17 @@ class KernelLaunch {
   // The CTA's mbarriers (ids 0 .. size - 1), each with its expected arrivals per phase, as
   // mbarrier.init sets them before the warp groups start.
   virtual std::vector<std::uint32_t> mbarriers() const { return {}; }
+
+  // A key of the shape of step `step`'s ops for warp group `group` of CTA `cta`: two steps of one
+  // CTA's group with the same key other than kUnknownStepShape emit the same number of ops, equal
+  // in every TileOp field but `addr`, and the key is kUnknownStepShape where the CTA has no such
+  // step. Sampled mode skips steps it counts only by shape without emitting them where the key
+  // says the shape is the previous step's. Default: unknown for every step (always emitted).
+  static constexpr std::uint64_t kUnknownStepShape = ~std::uint64_t{0};
+  virtual std::uint64_t step_shape(std::uint64_t cta, std::uint32_t group, std::uint64_t step) const {
+    (void)cta, (void)group, (void)step;
+    return kUnknownStepShape;
+  }
 };
 
 // Every op of every warp group of CTA `cta`, in group then step order (bytes, estimates).

@@ -130,20 +130,32 @@ bool LaunchSimulator<Memory>::sampled_step(std::uint32_t slot, WarpGroup& g, dou
       if (op.kind == core::OpKind::kMmaWait) g.mmas.wait(op.count, now);
     }
     g.ops.clear();
-    if (ff) {
-      for (;; ++g.step) {
+    // Skips the run's further steps unwarmed, up to `limit` or the first step that is not the
+    // run's; returns how many. A step whose shape the kernel says is the one skipped before it
+    // (KernelLaunch::step_shape) is counted without being emitted.
+    auto skip_run = [&](std::uint64_t limit) {
+      constexpr std::uint64_t kUnknown = core::KernelLaunch::kUnknownStepShape;
+      std::uint64_t n = 0, last_shape = kUnknown;
+      std::size_t last_ops = 0;
+      for (; g.step < limit; ++g.step, ++n) {
+        const std::uint64_t shape = launch_.step_shape(cta, 0, g.step);
+        if (shape != kUnknown && shape == last_shape) {
+          sampler_.skip_unwarmed_like_last(slot, last_ops);
+          continue;
+        }
         ff_ops_.clear();
         if (!emit(g.step, ff_ops_) || !sampler_.skip_unwarmed(slot, ff_ops_)) break;
+        last_shape = shape;
+        last_ops = ff_ops_.size();
       }
+      return n;
+    };
+    if (ff) {
+      skip_run(~std::uint64_t{0});
     } else if (const std::uint64_t until = sampler_.extrapolate_until(slot, g.step); until > 0) {
       // The middle of a long run: its steps skipped unwarmed, their counts extrapolated (in a
       // launch that leaves the HBM mostly idle: they load no bandwidth).
-      std::uint64_t n = 0;
-      for (; g.step < until; ++g.step, ++n) {
-        ff_ops_.clear();
-        if (!emit(g.step, ff_ops_) || !sampler_.skip_unwarmed(slot, ff_ops_)) break;
-      }
-      sampler_.extrapolate(slot, n);
+      sampler_.extrapolate(slot, skip_run(until));
     }
     // The CTA sleeps through the skipped step: the next one is warmed (or simulated) when it
     // would start, so warmed lines enter the L2 in about the order a full run brings them in.

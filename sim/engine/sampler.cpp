@@ -127,10 +127,10 @@ void Sampler::reset(Slot& s, std::uint64_t cta, double now) {
   s.x_extra.clear();
 }
 
-void Sampler::count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig) {
+void Sampler::count_step(Slot& s, std::size_t n_ops, std::uint64_t sig) {
   if (s.shape.steps++ == 0) s.shape.first_sig = sig;
   s.shape.last_sig = sig;
-  s.shape.ops += ops.size();
+  s.shape.ops += n_ops;
 }
 
 Sampler::KeyAcc& Sampler::key(Slot& s, std::uint32_t k) {

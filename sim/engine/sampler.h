@@ -110,10 +110,7 @@ class Sampler {
   // Warp-specialized CTAs (several warp groups, mbarriers): no step is skipped (a skipped step of
   // one group would leave the other groups' barrier phases behind), whole CTAs are; the CTAs'
   // op-stream shapes and counts come from describe_cta.
-  void whole_ctas_only() {
-    skip_steps_ = false;
-    describe_ = true;
-  }
+  void whole_ctas_only() { skip_steps_ = false; describe_ = true; }
   bool describes_ctas() const { return describe_; }
   // The op-stream shape and counts of the CTA in `slot`, from all its groups' ops (`emit(group,
   // step, ops)`), as the step hooks would have collected them (group 0 gives the step count and
@@ -122,11 +119,7 @@ class Sampler {
   void describe_cta(std::uint32_t slot, std::uint32_t groups, Emit&& emit, Counts&& counts);
   // Simulates everything (steps and CTAs), still recording the mode and fraction; `why` is
   // reported (LaunchTotals::in_full_because).
-  void disable(const char* why) {
-    skip_steps_ = false;
-    skip_waves_ = false;
-    full_because_ = why;
-  }
+  void disable(const char* why) { skip_steps_ = skip_waves_ = false; full_because_ = why; }
   // The CTA in `slot` has its next step's ops in `ops`, at `now` (the previous step's ops are
   // done). Returns -1 when the step is skipped (its counts are taken; emit the next one), or
   // the time to start it at (> now after skipped steps: the CTA sleeps until then).
@@ -144,6 +137,9 @@ class Sampler {
   // A further step (`ops`) of the run of the CTA in `slot`: where it has the run's shape and no
   // store it is skipped as on_step skips one, unwarmed; returns whether it was.
   bool skip_unwarmed(std::uint32_t slot, const std::vector<core::TileOp>& ops);
+  // The same for a step the kernel says has the shape of the step skip_unwarmed skipped last in
+  // `slot` (KernelLaunch::step_shape), counted without its ops: `n_ops` ops, the run's signature.
+  void skip_unwarmed_like_last(std::uint32_t slot, std::size_t n_ops);
   // Extrapolated runs (sampler_fast_forward.cpp): in a launch of kEndSpanWaves waves or more the
   // step index up to which the CTA in `slot`, past kExtrapolateAfter steps of its run, may skip
   // its steps unwarmed with extrapolated memory counts (0: none); extrapolate() counts `n` such.
@@ -281,7 +277,7 @@ class Sampler {
   // At the steady point (wave w, period p): each class's reference from the CTAs of its class in
   // the last 2p waves (classes_ > 1; group_cost_ fitted).
   void class_references(std::uint64_t w, std::uint64_t p, double worst);
-  void count_step(Slot& s, const std::vector<core::TileOp>& ops, std::uint64_t sig);
+  void count_step(Slot& s, std::size_t n_ops, std::uint64_t sig);
   // Where the run of the CTA in slot s, at its kWarmSteps-th step, stops being simulated: a CTA
   // of the first wave votes and keeps kWarmSteps; a later one takes kLongWarmSteps where most of
   // the first wave voted that the step time still moves (kLongWarmSteps above).

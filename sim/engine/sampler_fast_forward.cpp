@@ -15,19 +15,24 @@ bool Sampler::stores(const std::vector<core::TileOp>& ops) {
 bool Sampler::skip_unwarmed(std::uint32_t slot, const std::vector<core::TileOp>& ops) {
   Slot& s = slots_[slot];
   if (!s.step_counted || signature(ops) != s.sig || stores(ops)) return false;
-  count_step(s, ops, s.sig);
+  skip_unwarmed_like_last(slot, ops.size());
+  return true;
+}
+
+void Sampler::skip_unwarmed_like_last(std::uint32_t slot, std::size_t n_ops) {
+  Slot& s = slots_[slot];
+  count_step(s, n_ops, s.sig);
   ++s.run_pos;
   skipped_stats_ += s.step_stats;
   skipped_smem_ += s.step_smem;
   s.cta_stats += s.step_stats;
   s.cta_smem += s.step_smem;
-  ops_skipped_ += ops.size();
+  ops_skipped_ += n_ops;
   auto [mean, standard_error] = skipped_step_time(s);
   // An extrapolated stretch takes the pool's mean step time, the same for every CTA of the pool,
   // so that CTAs that read shared data in step keep doing so after it.
   if (!s.x_extra.empty() && s.pool != kNoPool && pools_[s.pool].ctas > 0) mean = pools_[s.pool].sum / pools_[s.pool].ctas;
   add_skipped(s, mean, standard_error);
-  return true;
 }
 
 void Sampler::own_counts(const Slot& s, std::vector<double>& v) const {

@@ -19,7 +19,7 @@ double Sampler::on_step(std::uint32_t slot, const std::vector<core::TileOp>& ops
     if (s.run_pos >= kWarmSteps / 2 && s.run_pos < kWarmSteps) s.early[s.run_pos < kWarmSteps * 3 / 4 ? 0 : 1] += d;
   }
   const std::uint64_t sig = signature(ops);
-  count_step(s, ops, sig);
+  count_step(s, ops.size(), sig);
   if (!s.have_sig || sig != s.sig) {  // a new run
     s.have_sig = true;
     s.sig = sig;
