@@ -54,7 +54,9 @@ def test_sweep_signals(check, attnsim_bin):
     with tempfile.TemporaryDirectory() as tmp:
         d = fresh_dir(tmp, "signals")
         sweep = os.path.join(d, "s.yaml")
-        write_sweep(sweep, seqs=(1024, 2048), block_ms=(16, 32), block_ns=(16, 32, 64), batch=2)  # 12 points
+        # 12 points of about 0.27 s each with -j 1, so that SIGKILL lands while points are left even when
+        # the poller is slow (a loaded machine once saw all 12 journaled with seq 1024 and 2048).
+        write_sweep(sweep, seqs=(2048, 4096), block_ms=(16, 32), block_ns=(16, 32, 64), batch=2)
         ref = os.path.join(d, "ref.h5")
         r = run([att, "sweep", sweep, "--out", ref, "-j", "2"])
         check(r.returncode == 0, f"uninterrupted sweep (rc {r.returncode})")
